@@ -1,0 +1,39 @@
+import type { Result } from "../errors.ts";
+
+/** What the gateway needs to create its TUN device (one shared device for all sessions). */
+export interface TunOptions {
+  /** Interface name, at most 15 bytes, e.g. "gw0". */
+  name: string;
+  /** The gateway's own address on the device, IPv4 dotted, e.g. "10.10.0.1". */
+  address: string;
+  /** Prefix length of the pool, e.g. 24: the kernel then routes the whole pool to the device. */
+  prefixLength: number;
+  mtu: number;
+}
+
+/**
+ * A layer-3 TUN device (IFF_TUN | IFF_NO_PI): each read or write is one raw IP packet.
+ * Reads happen off the main thread and arrive in batches; writes are synchronous.
+ */
+export interface TunDevice {
+  readonly name: string;
+  readonly mtu: number;
+  /**
+   * Delivers packets read from the device. The Uint8Array views are only valid during the
+   * call (they point into a reused batch buffer): copy what must outlive it.
+   */
+  onPackets(handler: (packets: readonly Uint8Array[]) => void): void;
+  /** Writes one IP packet to the kernel. False when the kernel refused it (caller counts it). */
+  write(packet: Uint8Array): boolean;
+  /** Stops the reader and closes the device (the kernel removes the interface). Idempotent. */
+  close(): void;
+}
+
+/**
+ * Error codes openTun returns:
+ * - tun_unavailable: /dev/net/tun missing (load the tun module / give the container the device)
+ * - tun_permission: CAP_NET_ADMIN missing (run as root or grant the capability)
+ * - tun_busy: the interface name is taken by a device we cannot attach to
+ * - tun_config_failed: address, MTU or link-up failed (message says which)
+ */
+export type OpenTun = (options: TunOptions) => Promise<Result<TunDevice>>;
