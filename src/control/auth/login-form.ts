@@ -1,0 +1,21 @@
+/** A login prompt, independent of how the tunnel front renders it (XML today). */
+export interface FormField {
+  type: "text" | "password" | "hidden";
+  name: string;
+  label: string;
+  value?: string;
+}
+
+export interface GroupChoice {
+  options: string[];
+  selected?: string;
+}
+
+export interface LoginForm {
+  /** "main" for the first step, "challenge" for later factors (PROTOCOL.md §2.7). */
+  authId: string;
+  message: string;
+  error?: string;
+  fields: FormField[];
+  groupChoice?: GroupChoice;
+}

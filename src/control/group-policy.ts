@@ -1,0 +1,62 @@
+import { createHash } from "node:crypto";
+import { z } from "zod";
+import { parseCidr, parseIpv4, type Ipv4Cidr } from "../net/ipv4.ts";
+
+const cidrText = z.string().refine((s) => parseCidr(s).ok, {
+  error: (issue) => {
+    const r = parseCidr(String(issue.input));
+    return r.ok ? "invalid network" : r.error.message;
+  },
+});
+const ipv4Text = z.string().refine((s) => parseIpv4(s) !== undefined, { error: (i) => `"${String(i.input)}" is not an IPv4 address` });
+const domainText = z
+  .string()
+  .regex(/^(?=.{1,253}$)([A-Za-z0-9]([A-Za-z0-9-]{0,61}[A-Za-z0-9])?)(\.[A-Za-z0-9]([A-Za-z0-9-]{0,61}[A-Za-z0-9])?)*$/, "not a valid domain name");
+
+/**
+ * What a group hands its members' tunnels. Absent numbers fall back to the gateway's defaults.
+ * No routes at all means full tunnel (PROTOCOL.md §5.3: the client then routes everything).
+ */
+export const groupPolicySchema = z
+  .object({
+    routes: z.array(cidrText).max(200).default([]),
+    excludeRoutes: z.array(cidrText).max(200).default([]),
+    dns: z.array(ipv4Text).max(3, "at most 3 DNS servers (the client uses the first 3)").default([]),
+    defaultDomain: domainText.optional(),
+    mtu: z.number().int().min(576).max(9000).optional(),
+    dpdSeconds: z.number().int().min(0).max(3600).optional(),
+    keepaliveSeconds: z.number().int().min(0).max(86400).optional(),
+    mobileDpdSeconds: z.number().int().min(0).max(86400).optional(),
+  })
+  .strict();
+
+export type GroupPolicy = z.infer<typeof groupPolicySchema>;
+
+/** The policy in the form the data plane uses: parsed once when a session starts. */
+export interface CompiledPolicy {
+  routes: Ipv4Cidr[];
+  excludeRoutes: Ipv4Cidr[];
+  dns: string[];
+  defaultDomain?: string;
+  mtu?: number;
+  dpdSeconds?: number;
+  keepaliveSeconds?: number;
+  mobileDpdSeconds?: number;
+}
+
+export function compilePolicy(policy: GroupPolicy): CompiledPolicy {
+  const cidr = (s: string) => {
+    const r = parseCidr(s);
+    if (!r.ok) throw r.error; // validated by the schema already
+    return r.value;
+  };
+  return { ...policy, routes: policy.routes.map(cidr), excludeRoutes: policy.excludeRoutes.map(cidr) };
+}
+
+/** A stable digest of the policy: the spec's config-hash. */
+export function policyHash(policy: GroupPolicy): string {
+  const canonical = JSON.stringify(policy, Object.keys(policy).sort());
+  return createHash("sha256").update(canonical).digest("hex");
+}
+
+export const emptyPolicy: GroupPolicy = { routes: [], excludeRoutes: [], dns: [] };

@@ -1,0 +1,138 @@
+import { createHash, randomBytes } from "node:crypto";
+import type { CompiledPolicy } from "./group-policy.ts";
+
+/** Why a session or its connection ended; shown in logs, events and (later) the API. */
+export type EndReason =
+  | "logout" // client DISCONNECT with b0 (PROTOCOL.md §8.1)
+  | "cookie_expired" // not reconnected within the cookie timeout
+  | "admin" // ended by an operator
+  | "server_stop"
+  | "dpd_timeout"
+  | "replaced"; // the same cookie connected again on a new connection
+
+/** What the registry needs from a live tunnel connection: a way to end it. */
+export interface LiveConnection {
+  close(reason: EndReason): void;
+}
+
+export interface Session {
+  /** Public identifier (API, logs); never the cookie. */
+  readonly id: string;
+  readonly user: string;
+  readonly group: string;
+  readonly policy: CompiledPolicy;
+  readonly configHash: string;
+  readonly createdAt: number;
+  /** SHA-256 of the cookie: a digest, never the cookie itself. */
+  readonly tokenHash: string;
+  /** Client address leased on the first CONNECT; kept across reconnects (PROTOCOL.md §8.2). */
+  address?: number;
+  connection?: LiveConnection;
+  /** While no connection is attached, the cookie is valid until then. */
+  disconnectedSince: number;
+  ended: boolean;
+}
+
+export interface NewSession {
+  user: string;
+  group: string;
+  policy: CompiledPolicy;
+  configHash: string;
+}
+
+/**
+ * Live sessions by cookie. Cookies are 32 random bytes; only their SHA-256 is kept, so the
+ * registry never holds a usable token and lookups compare digests, not secrets.
+ */
+export class SessionRegistry {
+  private readonly byTokenHash = new Map<string, Session>();
+  private readonly byId = new Map<string, Session>();
+  private readonly endListeners: ((session: Session, reason: EndReason) => void)[] = [];
+
+  constructor(
+    private readonly cookieTimeoutMs: number,
+    private readonly now: () => number,
+  ) {}
+
+  create(input: NewSession): { session: Session; token: string } {
+    const token = randomBytes(32).toString("base64url");
+    const session: Session = {
+      id: randomBytes(8).toString("hex"),
+      tokenHash: hashToken(token),
+      ...input,
+      createdAt: this.now(),
+      disconnectedSince: this.now(),
+      ended: false,
+    };
+    this.byTokenHash.set(session.tokenHash, session);
+    this.byId.set(session.id, session);
+    return { session, token };
+  }
+
+  /** The session a cookie names, if it is still valid. */
+  findByToken(token: string): Session | undefined {
+    const session = this.byTokenHash.get(hashToken(token));
+    if (!session) return undefined;
+    if (this.isExpired(session)) {
+      this.end(session, "cookie_expired");
+      return undefined;
+    }
+    return session;
+  }
+
+  findById(id: string): Session | undefined {
+    return this.byId.get(id);
+  }
+
+  list(): Session[] {
+    return [...this.byId.values()];
+  }
+
+  /** Attaches a new connection; an older one (half-open, PROTOCOL.md §8.2) is retired. */
+  attach(session: Session, connection: LiveConnection): void {
+    const previous = session.connection;
+    session.connection = connection;
+    if (previous && previous !== connection) previous.close("replaced");
+  }
+
+  /** The connection went away without a logout: the cookie stays valid for the grace period. */
+  detach(session: Session, connection: LiveConnection): void {
+    if (session.connection !== connection) return;
+    session.connection = undefined;
+    session.disconnectedSince = this.now();
+  }
+
+  end(session: Session, reason: EndReason): void {
+    if (session.ended) return;
+    session.ended = true;
+    this.byTokenHash.delete(session.tokenHash);
+    this.byId.delete(session.id);
+    const connection = session.connection;
+    session.connection = undefined;
+    connection?.close(reason);
+    for (const listener of this.endListeners) listener(session, reason);
+  }
+
+  onEnd(listener: (session: Session, reason: EndReason) => void): void {
+    this.endListeners.push(listener);
+  }
+
+  /** Ends sessions whose cookie expired while disconnected. Call periodically. */
+  sweep(): void {
+    for (const session of this.byId.values()) {
+      if (this.isExpired(session)) this.end(session, "cookie_expired");
+    }
+  }
+
+  endAll(reason: EndReason): void {
+    for (const session of [...this.byId.values()]) this.end(session, reason);
+  }
+
+  private isExpired(session: Session): boolean {
+    return !session.connection && this.now() - session.disconnectedSince > this.cookieTimeoutMs;
+  }
+}
+
+function hashToken(token: string): string {
+  return createHash("sha256").update(token).digest("base64");
+}

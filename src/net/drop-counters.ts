@@ -1,0 +1,20 @@
+/** Why the data path dropped a packet. Counted per reason, never logged per packet. */
+export type DropReason =
+  | "spoofed_source" // client sent a packet whose source is not its address
+  | "not_ipv4" // IPv6 or garbage from a client (no IPv6 is assigned yet)
+  | "no_route" // packet from the TUN for an address with no live session
+  | "queue_full" // a slow client: downstream dropped instead of queued forever
+  | "tun_write_failed"
+  | "too_large"; // larger than the session's MTU allows in one frame
+
+export class DropCounters {
+  readonly byReason = new Map<DropReason, number>();
+
+  count(reason: DropReason): void {
+    this.byReason.set(reason, (this.byReason.get(reason) ?? 0) + 1);
+  }
+
+  get(reason: DropReason): number {
+    return this.byReason.get(reason) ?? 0;
+  }
+}

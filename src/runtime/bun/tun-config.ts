@@ -1,0 +1,148 @@
+import { err, ok, type Result } from "../../errors.ts";
+import type { TunOptions } from "../tun.ts";
+import { tunError } from "./tun-errors.ts";
+import {
+  AF_INET,
+  describeErrno,
+  errnoOf,
+  O_CLOEXEC,
+  O_NONBLOCK,
+  O_RDWR,
+  SOCK_CLOEXEC,
+  SOCK_DGRAM,
+  type Libc,
+} from "./tun-libc.ts";
+
+/** Creating and configuring the interface with ioctls (no `ip` subprocess). Linux only. */
+
+const TUN_PATH = "/dev/net/tun";
+const IFNAMSIZ = 16;
+const IFREQ_SIZE = 40; // struct ifreq on 64-bit Linux: name[16] + 24-byte union
+const IFR_UNION = 16;
+const TUNSETIFF = 0x400454ca; // _IOW('T', 202, int)
+const IFF_TUN = 0x0001;
+const IFF_NO_PI = 0x1000;
+const SIOCSIFADDR = 0x8916;
+const SIOCSIFNETMASK = 0x891c;
+const SIOCSIFMTU = 0x8922;
+const SIOCGIFFLAGS = 0x8913;
+const SIOCSIFFLAGS = 0x8914;
+const IFF_UP = 0x1;
+const IFF_RUNNING = 0x40;
+const MIN_MTU = 68; // smallest MTU IPv4 allows
+const MAX_MTU = 65535;
+
+/** Options checked and converted to the bytes the ioctls take. */
+export interface TunSettings {
+  name: string;
+  address: Uint8Array; // 4 bytes, network order
+  netmask: Uint8Array;
+  prefixLength: number;
+  mtu: number;
+  addressText: string;
+}
+
+export function checkTunOptions(o: TunOptions): Result<TunSettings> {
+  const nameBytes = new TextEncoder().encode(o.name).length;
+  if (nameBytes === 0 || nameBytes >= IFNAMSIZ || o.name.includes("\0")) {
+    return err("tun_config_failed", `tun name "${o.name}" must be 1 to ${IFNAMSIZ - 1} bytes`);
+  }
+  const address = parseIpv4(o.address);
+  if (!address) {
+    return err("tun_config_failed", `tun address "${o.address}" is not a dotted IPv4 address`);
+  }
+  if (!Number.isInteger(o.prefixLength) || o.prefixLength < 1 || o.prefixLength > 32) {
+    return err("tun_config_failed", `tun prefixLength ${o.prefixLength} must be an integer from 1 to 32`);
+  }
+  if (!Number.isInteger(o.mtu) || o.mtu < MIN_MTU || o.mtu > MAX_MTU) {
+    return err("tun_config_failed", `tun mtu ${o.mtu} must be an integer from ${MIN_MTU} to ${MAX_MTU}`);
+  }
+  const netmask = prefixToMask(o.prefixLength);
+  return ok({ name: o.name, address, netmask, prefixLength: o.prefixLength, mtu: o.mtu, addressText: o.address });
+}
+
+function parseIpv4(text: string): Uint8Array | null {
+  const parts = text.split(".");
+  if (parts.length !== 4 || !parts.every((p) => /^(0|[1-9]\d{0,2})$/.test(p) && Number(p) <= 255)) {
+    return null;
+  }
+  return Uint8Array.from(parts, Number);
+}
+
+function prefixToMask(prefixLength: number): Uint8Array {
+  const mask = prefixLength === 0 ? 0 : (0xffffffff << (32 - prefixLength)) >>> 0;
+  return Uint8Array.of(mask >>> 24, (mask >>> 16) & 0xff, (mask >>> 8) & 0xff, mask & 0xff);
+}
+
+function ifreq(name: string): Uint8Array {
+  const req = new Uint8Array(IFREQ_SIZE);
+  new TextEncoder().encodeInto(name, req.subarray(0, IFNAMSIZ - 1));
+  return req;
+}
+
+function ifreqName(req: Uint8Array): string {
+  const end = req.indexOf(0);
+  return new TextDecoder().decode(req.subarray(0, end < 0 || end > IFNAMSIZ ? IFNAMSIZ : end));
+}
+
+/** Opens /dev/net/tun and attaches it to the named interface (created if missing). */
+export function attachTun(libc: Libc, name: string): Result<{ fd: number; name: string }> {
+  const describe = (e: number) => describeErrno(libc, e);
+  const fd = libc.open(TUN_PATH, O_RDWR | O_NONBLOCK | O_CLOEXEC);
+  if (fd < 0) return tunError(`open ${TUN_PATH}`, errnoOf(libc), name, describe);
+  const req = ifreq(name);
+  new DataView(req.buffer).setUint16(IFR_UNION, IFF_TUN | IFF_NO_PI, true);
+  if (libc.ioctl(fd, TUNSETIFF, req) !== 0) {
+    const e = errnoOf(libc);
+    libc.close(fd);
+    return tunError(`create TUN interface ${name} (TUNSETIFF)`, e, name, describe);
+  }
+  return ok({ fd, name: ifreqName(req) });
+}
+
+/**
+ * Address, netmask, MTU, then link up, on a throwaway AF_INET socket. The link comes up last:
+ * while it is down the kernel installs no route, so the classful mask SIOCSIFADDR implies never
+ * routes anything. Once up with address+netmask, the kernel adds the connected route for the pool.
+ */
+export function configureTun(libc: Libc, s: TunSettings): Result<void> {
+  const describe = (e: number) => describeErrno(libc, e);
+  const sock = libc.socket(AF_INET, SOCK_DGRAM | SOCK_CLOEXEC, 0);
+  if (sock < 0) return tunError("open a socket to configure the interface", errnoOf(libc), s.name, describe);
+  try {
+    const steps: [string, number, Uint8Array][] = [
+      [`set address ${s.addressText} on ${s.name}`, SIOCSIFADDR, sockaddrReq(s.name, s.address)],
+      [`set netmask /${s.prefixLength} on ${s.name}`, SIOCSIFNETMASK, sockaddrReq(s.name, s.netmask)],
+      [`set MTU ${s.mtu} on ${s.name}`, SIOCSIFMTU, intReq(s.name, s.mtu)],
+    ];
+    for (const [step, request, req] of steps) {
+      if (libc.ioctl(sock, request, req) !== 0) return tunError(step, errnoOf(libc), s.name, describe);
+    }
+    const flags = ifreq(s.name);
+    if (libc.ioctl(sock, SIOCGIFFLAGS, flags) !== 0) {
+      return tunError(`read the flags of ${s.name}`, errnoOf(libc), s.name, describe);
+    }
+    const view = new DataView(flags.buffer);
+    view.setUint16(IFR_UNION, view.getUint16(IFR_UNION, true) | IFF_UP | IFF_RUNNING, true);
+    if (libc.ioctl(sock, SIOCSIFFLAGS, flags) !== 0) {
+      return tunError(`bring ${s.name} up`, errnoOf(libc), s.name, describe);
+    }
+    return ok(undefined);
+  } finally {
+    libc.close(sock);
+  }
+}
+
+/** ifreq carrying a struct sockaddr_in (family in host order, address in network order). */
+function sockaddrReq(name: string, addr: Uint8Array): Uint8Array {
+  const req = ifreq(name);
+  new DataView(req.buffer).setUint16(IFR_UNION, AF_INET, true);
+  req.set(addr, IFR_UNION + 4);
+  return req;
+}
+
+function intReq(name: string, value: number): Uint8Array {
+  const req = ifreq(name);
+  new DataView(req.buffer).setInt32(IFR_UNION, value, true);
+  return req;
+}

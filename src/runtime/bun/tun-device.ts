@@ -1,0 +1,54 @@
+import { ok } from "../../errors.ts";
+import type { OpenTun, TunDevice } from "../tun.ts";
+import { attachTun, checkTunOptions, configureTun } from "./tun-config.ts";
+import { loadLibc } from "./tun-libc.ts";
+import { startReader } from "./tun-reader.ts";
+
+/**
+ * The gateway's TUN device on Linux: created and configured with ioctls on the main thread,
+ * read by a worker (tun-worker.ts), written synchronously from the main thread.
+ */
+export const openTun: OpenTun = async (options) => {
+  const settings = checkTunOptions(options);
+  if (!settings.ok) return settings;
+  const libc = loadLibc();
+
+  const attached = attachTun(libc, settings.value.name);
+  if (!attached.ok) return attached;
+  const { fd, name } = attached.value;
+  // Closing the fd makes the kernel delete the interface, so every failure below just closes it.
+  const configured = configureTun(libc, { ...settings.value, name });
+  if (!configured.ok) {
+    libc.close(fd);
+    return configured;
+  }
+  const reader = await startReader(libc, fd, name, (why) => {
+    console.error(`tun ${name}: packet reader stopped: ${why}`);
+  });
+  if (!reader.ok) {
+    libc.close(fd);
+    return reader;
+  }
+
+  let open = true;
+  const device: TunDevice = {
+    name,
+    mtu: settings.value.mtu,
+    onPackets: (handler) => reader.value.setHandler(handler),
+    write(packet) {
+      if (!open) return false;
+      try {
+        return libc.write(fd, packet, packet) >= 0;
+      } catch {
+        return false; // e.g. a detached buffer; the caller counts it as a drop
+      }
+    },
+    close() {
+      if (!open) return;
+      open = false;
+      reader.value.stop();
+      libc.close(fd);
+    },
+  };
+  return ok(device);
+};

@@ -1,0 +1,127 @@
+import { err, ok, type Result } from "../../errors.ts";
+import { describeErrno, EFD_CLOEXEC, EFD_NONBLOCK, errnoOf, type Libc } from "./tun-libc.ts";
+import {
+  createRing,
+  FREE,
+  RING_SLOTS,
+  RUNNING,
+  slotCountIndex,
+  slotLengthIndex,
+  slotOffset,
+  slotStateIndex,
+  stateIndex,
+  STOPPING,
+  type ReaderEvent,
+  type ReaderInit,
+} from "./tun-ring.ts";
+
+/** Main-thread side of the reader worker: starts it, delivers its batches, stops it. */
+
+export type PacketHandler = (packets: readonly Uint8Array[]) => void;
+
+export interface TunReader {
+  setHandler(handler: PacketHandler): void;
+  /** Stops the worker and waits until it no longer touches the fd. Idempotent. */
+  stop(): void;
+}
+
+/** eventfd write(2) takes an 8-byte counter increment. Never modified. */
+const ONE = new BigUint64Array([1n]);
+
+const START_TIMEOUT_MS = 10_000;
+/** The worker answers a stop within one poll() wake-up; this only bounds a stuck worker. */
+const STOP_TIMEOUT_MS = 2_000;
+
+/**
+ * In a `bun build --compile` binary this resolves next to the executable's entry, so the
+ * worker must be an extra entrypoint built with a flat name:
+ *   bun build --compile --entry-naming "[name].[ext]" src/main.ts src/runtime/bun/tun-worker.ts --outfile dist/gw
+ * (Without --entry-naming the worker lands at runtime/bun/tun-worker.js and this URL misses it.)
+ */
+const workerUrl = () => new URL("./tun-worker.ts", import.meta.url);
+
+export function startReader(
+  libc: Libc,
+  fd: number,
+  name: string,
+  onFatal: (message: string) => void,
+): Promise<Result<TunReader>> {
+  const wakeFd = libc.eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC);
+  if (wakeFd < 0) {
+    const why = describeErrno(libc, errnoOf(libc));
+    return Promise.resolve(err("tun_config_failed", `cannot create the reader's wake-up eventfd for ${name}: ${why}`));
+  }
+  const ring = createRing();
+  const words = ring.words;
+  let handler: PacketHandler | null = null;
+  let stopped = false;
+  let worker: Worker;
+  try {
+    worker = new Worker(workerUrl());
+  } catch (e) {
+    libc.close(wakeFd);
+    return Promise.resolve(err("tun_config_failed", `cannot start the packet reader worker for ${name}: ${e}`));
+  }
+
+  const deliver = (slot: number) => {
+    const count = words[slotCountIndex(slot)]!;
+    try {
+      if (handler && count > 0) {
+        const packets = new Array<Uint8Array>(count);
+        let offset = slotOffset(slot);
+        for (let i = 0; i < count; i++) {
+          const length = words[slotLengthIndex(slot, i)]!;
+          packets[i] = new Uint8Array(ring.buffer, offset, length);
+          offset += length;
+        }
+        handler(packets);
+      }
+    } finally {
+      Atomics.store(words, slotStateIndex(slot), FREE);
+      Atomics.notify(words, slotStateIndex(slot));
+    }
+  };
+
+  const stop = () => {
+    if (stopped) return;
+    stopped = true;
+    if (Atomics.exchange(words, stateIndex, STOPPING) === RUNNING) {
+      // Wake the worker from poll() or from waiting on a full slot, then wait until it has left
+      // its loop: only then may the caller close the fd (its number could be reused).
+      libc.write(wakeFd, ONE, ONE);
+      for (let slot = 0; slot < RING_SLOTS; slot++) Atomics.notify(words, slotStateIndex(slot));
+      Atomics.wait(words, stateIndex, STOPPING, STOP_TIMEOUT_MS);
+    }
+    worker.terminate();
+    libc.close(wakeFd);
+  };
+
+  const reader: TunReader = { setHandler: (h) => (handler = h), stop };
+
+  return new Promise((resolve) => {
+    let started = false;
+    const fail = (why: string) => {
+      clearTimeout(timer);
+      stop();
+      resolve(err("tun_config_failed", `packet reader worker for ${name} failed to start: ${why}`));
+    };
+    const timer = setTimeout(() => fail(`no answer within ${START_TIMEOUT_MS} ms`), START_TIMEOUT_MS);
+    worker.onerror = (e) => {
+      if (stopped) return;
+      if (started) return onFatal(e.message);
+      fail(`${e.message}; in a compiled binary tun-worker.ts must be an extra entrypoint (see tun-reader.ts)`);
+    };
+    worker.onmessage = (e: MessageEvent<ReaderEvent>) => {
+      if (stopped) return;
+      const event = e.data;
+      if (typeof event === "number") deliver(event);
+      else if (event === "ready") {
+        started = true;
+        clearTimeout(timer);
+        resolve(ok(reader));
+      } else onFatal(event.fatal);
+    };
+    const init: ReaderInit = { fd, wakeFd, ring: ring.buffer };
+    worker.postMessage(init);
+  });
+}

@@ -1,0 +1,67 @@
+/**
+ * The SharedArrayBuffer the reader worker fills and the main thread drains: a control word plus
+ * a ring of batch slots. The worker reads packets straight into a free slot, marks it full and
+ * posts the slot number; the main thread hands out views into the slot, then marks it free.
+ * A full ring makes the worker wait, so a slow main thread pushes back onto the kernel queue
+ * instead of growing memory.
+ *
+ * Chosen over transferring a fresh ArrayBuffer per batch because it measured faster
+ * (hand-off only, no syscalls, 2 vCPUs, 1400-byte packets): 6.1M vs 3.0M packets/s at 64
+ * packets per batch, 1.24M vs 0.96M at 8, 181k vs 143k at 1. Caveat: views into a
+ * SharedArrayBuffer are accepted by node:crypto but rejected by WebCrypto (crypto.subtle).
+ */
+
+export const RING_SLOTS = 8;
+export const BATCH_PACKETS = 64;
+/** Bytes per slot; a batch also stops once less than MAX_PACKET bytes are left. */
+export const SLOT_BYTES = 256 * 1024;
+/** Every read offers this much room so no packet is ever truncated. */
+export const MAX_PACKET = 65535;
+
+/** Reader lifecycle, in control word STATE. */
+export const STARTING = 0;
+export const RUNNING = 1;
+export const STOPPING = 2;
+export const STOPPED = 3;
+
+/** Slot states. */
+export const FREE = 0;
+export const FULL = 1;
+
+const STATE = 0;
+const CONTROL_WORDS = 1;
+const SLOT_WORDS = 2 + BATCH_PACKETS; // state, count, lengths[BATCH_PACKETS]
+
+export interface Ring {
+  readonly buffer: SharedArrayBuffer;
+  /** All slots' packet bytes, slot i at i * SLOT_BYTES. */
+  readonly data: Uint8Array;
+  readonly words: Int32Array;
+}
+
+export function createRing(): Ring {
+  const metaBytes = (CONTROL_WORDS + RING_SLOTS * SLOT_WORDS) * 4;
+  return viewRing(new SharedArrayBuffer(RING_SLOTS * SLOT_BYTES + metaBytes));
+}
+
+export function viewRing(buffer: SharedArrayBuffer): Ring {
+  const dataBytes = RING_SLOTS * SLOT_BYTES;
+  return { buffer, data: new Uint8Array(buffer, 0, dataBytes), words: new Int32Array(buffer, dataBytes) };
+}
+
+export const stateIndex = STATE;
+export const slotStateIndex = (slot: number) => CONTROL_WORDS + slot * SLOT_WORDS;
+export const slotCountIndex = (slot: number) => slotStateIndex(slot) + 1;
+export const slotLengthIndex = (slot: number, i: number) => slotStateIndex(slot) + 2 + i;
+export const slotOffset = (slot: number) => slot * SLOT_BYTES;
+
+/** First message to the worker. */
+export interface ReaderInit {
+  fd: number;
+  /** eventfd the main thread writes to wake the worker's poll() on stop. */
+  wakeFd: number;
+  ring: SharedArrayBuffer;
+}
+
+/** Worker → main: a full slot's number, "ready" once it runs, or why it stopped on its own. */
+export type ReaderEvent = number | "ready" | { fatal: string };

@@ -1,0 +1,150 @@
+import { join } from "node:path";
+import type { Server } from "node:tls";
+import type { GatewayConfig } from "../config/gateway-config.ts";
+import { ensureAdminToken } from "../control/api-tokens.ts";
+import { AuthStats } from "../control/auth/auth-stats.ts";
+import { LoginFlow } from "../control/auth/login-flow.ts";
+import { PasswordStep } from "../control/auth/password-step.ts";
+import { GroupService } from "../control/groups.ts";
+import { SessionRegistry } from "../control/sessions.ts";
+import { UserService } from "../control/users.ts";
+import { err, ok, type Result } from "../errors.ts";
+import { AddressPool } from "../net/address-pool.ts";
+import { DropCounters } from "../net/drop-counters.ts";
+import { antiSpoofing, Firewall } from "../net/firewall.ts";
+import { formatCidr, formatIpv4, parseCidr } from "../net/ipv4.ts";
+import { Router } from "../net/router.ts";
+import type { PasswordHasher } from "../runtime/password-hasher.ts";
+import type { OpenTun, TunDevice } from "../runtime/tun.ts";
+import { openSqliteStore } from "../store/sqlite-store.ts";
+import type { Store } from "../store/store.ts";
+import type { CstpChannel } from "../tunnel/cstp-channel.ts";
+import { serveConnection } from "../tunnel/http-connection.ts";
+import { listenTls } from "../tunnel/tls-listener.ts";
+import type { DataPlane } from "../tunnel/tunnel-connection.ts";
+import { VERSION } from "../version.ts";
+import { prepareDataDir } from "./data-dir.ts";
+import { obtainServerCertificate } from "./server-certificate.ts";
+
+export interface GatewayDeps {
+  openTun: OpenTun;
+  hasher: PasswordHasher;
+  log(message: string): void;
+  now?(): number;
+}
+
+export interface RunningGateway {
+  pin: string;
+  /** Set on the first start only: the admin API token, to print once. */
+  adminToken?: string;
+  address: { host: string; port: number };
+  plane: DataPlane;
+  stop(): Promise<void>;
+}
+
+/** The composition root of `gw serve`: builds every part, in an order that fails early and cleans up. */
+export async function startGateway(config: GatewayConfig, deps: GatewayDeps): Promise<Result<RunningGateway>> {
+  const now = deps.now ?? Date.now;
+  const cleanups: (() => void | Promise<void>)[] = [];
+  const fail = async <T>(r: Result<unknown> & { ok: false }): Promise<Result<T>> => {
+    for (const c of cleanups.reverse()) await c();
+    return r as Result<T>;
+  };
+
+  const dataDir = prepareDataDir(config.dataDir);
+  if (!dataDir.ok) return dataDir;
+  const opened = openSqliteStore(join(dataDir.value, "gw.db"));
+  if (!opened.ok) return opened;
+  const store: Store = opened.value;
+  cleanups.push(() => store.close());
+
+  const cert = obtainServerCertificate(dataDir.value, config.certFile, config.keyFile);
+  if (!cert.ok) return fail(cert);
+
+  const poolCidr = parseCidr(config.pool);
+  if (!poolCidr.ok) return fail(poolCidr);
+  const pool = new AddressPool(poolCidr.value);
+
+  const tun = await deps.openTun({
+    name: config.tunName,
+    address: formatIpv4(pool.gatewayAddress),
+    prefixLength: poolCidr.value.prefixLength,
+    mtu: config.mtu,
+  });
+  if (!tun.ok) return fail(tun);
+  const device: TunDevice = tun.value;
+  cleanups.push(() => device.close());
+
+  const drops = new DropCounters();
+  const router = new Router(drops);
+  const sessions = new SessionRegistry(config.cookieTimeout * 1000, now);
+  sessions.onEnd((session, reason) => {
+    if (session.address !== undefined) pool.release(session.address);
+    deps.log(`session ended session=${session.id} user=${session.user} reason=${reason}`);
+  });
+  const channels = new Set<CstpChannel>();
+  const plane: DataPlane = { sessions, router, firewall: new Firewall([antiSpoofing], drops), tun: device, drops, channels, now, log: deps.log };
+  device.onPackets((packets) => {
+    for (const packet of packets) router.route(packet);
+  });
+
+  const users = new UserService(store, deps.hasher, now);
+  const groups = new GroupService(store, now);
+  const passwordStep = new PasswordStep(users);
+  const flow = new LoginFlow({ users, groups, sessions, stats: new AuthStats(), stepsFor: () => [passwordStep], now, log: deps.log });
+
+  const listener = await listenTls({
+    host: config.listen,
+    port: config.port,
+    certPem: cert.value.certPem,
+    keyPem: cert.value.keyPem,
+    onConnection: (socket) =>
+      serveConnection(socket, {
+        plane,
+        flow,
+        pool,
+        defaults: {
+          mtu: config.mtu,
+          dpdSeconds: config.dpd,
+          keepaliveSeconds: config.keepalive,
+          mobileDpdSeconds: config.mobileDpd,
+          poolPrefixLength: poolCidr.value.prefixLength,
+          serverName: `gw ${VERSION}`,
+        },
+      }),
+  });
+  if (!listener.ok) return fail(listener);
+  const server: Server = listener.value;
+
+  const housekeeping = setInterval(() => {
+    sessions.sweep();
+    const t = now();
+    for (const channel of channels) channel.tick(t);
+  }, 1000);
+
+  const adminToken = ensureAdminToken(store, now());
+  deps.log(
+    `gw ${VERSION} ready: TLS on ${config.listen}:${config.port}, tun ${device.name} ${formatIpv4(pool.gatewayAddress)}/${poolCidr.value.prefixLength}, pool ${formatCidr(poolCidr.value)}, certificate ${cert.value.source} ${cert.value.pin}`,
+  );
+
+  let stopped = false;
+  return ok({
+    pin: cert.value.pin,
+    adminToken,
+    address: { host: config.listen, port: config.port },
+    plane,
+    async stop() {
+      if (stopped) return;
+      stopped = true;
+      clearInterval(housekeeping);
+      sessions.endAll("server_stop");
+      await new Promise<void>((resolve) => {
+        server.close(() => resolve());
+        setTimeout(resolve, 2000).unref?.();
+      });
+      device.close();
+      store.close();
+    },
+  });
+}
+

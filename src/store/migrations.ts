@@ -1,0 +1,31 @@
+/** Schema migrations, applied in order; meta.schema_version records the last one applied. */
+export const migrations: readonly string[] = [
+  `CREATE TABLE meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
+   CREATE TABLE users (
+     name TEXT PRIMARY KEY,
+     password_hash TEXT NOT NULL,
+     disabled INTEGER NOT NULL DEFAULT 0,
+     failed_logins INTEGER NOT NULL DEFAULT 0,
+     last_login_at INTEGER,
+     created_at INTEGER NOT NULL
+   );
+   CREATE TABLE groups (
+     name TEXT PRIMARY KEY,
+     policy TEXT NOT NULL,
+     created_at INTEGER NOT NULL
+   );
+   CREATE TABLE user_groups (
+     user_name TEXT NOT NULL REFERENCES users(name) ON DELETE CASCADE,
+     group_name TEXT NOT NULL REFERENCES groups(name) ON DELETE RESTRICT,
+     position INTEGER NOT NULL,
+     PRIMARY KEY (user_name, group_name)
+   );
+   CREATE TABLE api_tokens (
+     id TEXT PRIMARY KEY,
+     name TEXT NOT NULL UNIQUE,
+     secret_hash TEXT NOT NULL UNIQUE,
+     scope TEXT NOT NULL,
+     created_at INTEGER NOT NULL,
+     expires_at INTEGER
+   );`,
+];

@@ -1,0 +1,30 @@
+/** Rows as the control plane sees them. The store persists them; it does not interpret them. */
+
+export interface UserRecord {
+  name: string;
+  /** PHC string (argon2id); never the plain text. */
+  passwordHash: string;
+  disabled: boolean;
+  /** Groups in the user's order: the first is used when the client picks none. */
+  groups: string[];
+  failedLogins: number;
+  lastLoginAt: number | null;
+  createdAt: number;
+}
+
+export interface GroupRecord {
+  name: string;
+  /** The tunnel policy as JSON text; the control plane validates it (control/group-policy.ts). */
+  policyJson: string;
+  createdAt: number;
+}
+
+export interface ApiTokenRecord {
+  id: string;
+  name: string;
+  /** SHA-256 hex of the secret: the secret itself is shown once and never stored. */
+  secretHash: string;
+  scope: "admin" | "read";
+  createdAt: number;
+  expiresAt: number | null;
+}

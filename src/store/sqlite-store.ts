@@ -1,0 +1,198 @@
+import { mkdirSync } from "node:fs";
+import { dirname } from "node:path";
+import { DatabaseSync } from "node:sqlite";
+import { err, ok, type Result } from "../errors.ts";
+import { migrations } from "./migrations.ts";
+import type { ApiTokenRecord, GroupRecord, UserRecord } from "./records.ts";
+import type { Store } from "./store.ts";
+
+type Row = Record<string, unknown>;
+
+/** node:sqlite (same API on Bun, Deno and Node), WAL, synchronous=FULL: acknowledged writes survive kill -9. */
+export function openSqliteStore(path: string): Result<Store> {
+  let db: DatabaseSync;
+  try {
+    if (path !== ":memory:") mkdirSync(dirname(path), { recursive: true });
+    db = new DatabaseSync(path);
+    db.exec("PRAGMA journal_mode = WAL; PRAGMA synchronous = FULL; PRAGMA foreign_keys = ON; PRAGMA busy_timeout = 5000;");
+    migrate(db);
+  } catch (e) {
+    return err("store_unavailable", `cannot open the store ${path}: ${(e as Error).message}. Check that the data directory is writable.`);
+  }
+  return ok(new SqliteStore(db));
+}
+
+function migrate(db: DatabaseSync): void {
+  db.exec("CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL)");
+  const row = db.prepare("SELECT value FROM meta WHERE key = 'schema_version'").get() as Row | undefined;
+  let version = row ? Number(row.value) : 0;
+  if (version > migrations.length) {
+    throw new Error(`the store has schema version ${version}, newer than this gw understands (${migrations.length}); upgrade gw`);
+  }
+  while (version < migrations.length) {
+    db.exec("BEGIN IMMEDIATE");
+    try {
+      db.exec(migrations[version]!.replace("CREATE TABLE meta", "CREATE TABLE IF NOT EXISTS meta"));
+      version++;
+      db.prepare("INSERT INTO meta(key, value) VALUES('schema_version', ?) ON CONFLICT(key) DO UPDATE SET value = excluded.value").run(String(version));
+      db.exec("COMMIT");
+    } catch (e) {
+      db.exec("ROLLBACK");
+      throw e;
+    }
+  }
+}
+
+class SqliteStore implements Store {
+  private depth = 0;
+  constructor(private readonly db: DatabaseSync) {}
+
+  getUser(name: string): UserRecord | undefined {
+    const row = this.db.prepare("SELECT * FROM users WHERE name = ?").get(name) as Row | undefined;
+    return row ? this.userFromRow(row) : undefined;
+  }
+
+  listUsers(): UserRecord[] {
+    return (this.db.prepare("SELECT * FROM users ORDER BY name").all() as Row[]).map((r) => this.userFromRow(r));
+  }
+
+  insertUser(user: UserRecord): void {
+    this.transaction(() => {
+      this.db
+        .prepare("INSERT INTO users(name, password_hash, disabled, failed_logins, last_login_at, created_at) VALUES(?, ?, ?, ?, ?, ?)")
+        .run(user.name, user.passwordHash, user.disabled ? 1 : 0, user.failedLogins, user.lastLoginAt, user.createdAt);
+      this.writeUserGroups(user);
+    });
+  }
+
+  updateUser(user: UserRecord): void {
+    this.transaction(() => {
+      this.db
+        .prepare("UPDATE users SET password_hash = ?, disabled = ?, failed_logins = ?, last_login_at = ? WHERE name = ?")
+        .run(user.passwordHash, user.disabled ? 1 : 0, user.failedLogins, user.lastLoginAt, user.name);
+      this.db.prepare("DELETE FROM user_groups WHERE user_name = ?").run(user.name);
+      this.writeUserGroups(user);
+    });
+  }
+
+  deleteUser(name: string): boolean {
+    return Number(this.db.prepare("DELETE FROM users WHERE name = ?").run(name).changes) > 0;
+  }
+
+  recordLoginFailure(name: string): void {
+    this.db.prepare("UPDATE users SET failed_logins = failed_logins + 1 WHERE name = ?").run(name);
+  }
+
+  recordLoginSuccess(name: string, at: number): void {
+    this.db.prepare("UPDATE users SET last_login_at = ? WHERE name = ?").run(at, name);
+  }
+
+  getGroup(name: string): GroupRecord | undefined {
+    const row = this.db.prepare("SELECT * FROM groups WHERE name = ?").get(name) as Row | undefined;
+    return row ? groupFromRow(row) : undefined;
+  }
+
+  listGroups(): GroupRecord[] {
+    return (this.db.prepare("SELECT * FROM groups ORDER BY created_at, name").all() as Row[]).map(groupFromRow);
+  }
+
+  insertGroup(group: GroupRecord): void {
+    this.db.prepare("INSERT INTO groups(name, policy, created_at) VALUES(?, ?, ?)").run(group.name, group.policyJson, group.createdAt);
+  }
+
+  updateGroup(group: GroupRecord): void {
+    this.db.prepare("UPDATE groups SET policy = ? WHERE name = ?").run(group.policyJson, group.name);
+  }
+
+  deleteGroup(name: string): boolean {
+    return Number(this.db.prepare("DELETE FROM groups WHERE name = ?").run(name).changes) > 0;
+  }
+
+  groupMembers(name: string): string[] {
+    const rows = this.db.prepare("SELECT user_name FROM user_groups WHERE group_name = ? ORDER BY user_name").all(name) as Row[];
+    return rows.map((r) => String(r.user_name));
+  }
+
+  insertApiToken(token: ApiTokenRecord): void {
+    this.db
+      .prepare("INSERT INTO api_tokens(id, name, secret_hash, scope, created_at, expires_at) VALUES(?, ?, ?, ?, ?, ?)")
+      .run(token.id, token.name, token.secretHash, token.scope, token.createdAt, token.expiresAt);
+  }
+
+  listApiTokens(): ApiTokenRecord[] {
+    return (this.db.prepare("SELECT * FROM api_tokens ORDER BY created_at").all() as Row[]).map(tokenFromRow);
+  }
+
+  findApiTokenByHash(secretHash: string): ApiTokenRecord | undefined {
+    const row = this.db.prepare("SELECT * FROM api_tokens WHERE secret_hash = ?").get(secretHash) as Row | undefined;
+    return row ? tokenFromRow(row) : undefined;
+  }
+
+  deleteApiToken(id: string): boolean {
+    return Number(this.db.prepare("DELETE FROM api_tokens WHERE id = ?").run(id).changes) > 0;
+  }
+
+  getMeta(key: string): string | undefined {
+    const row = this.db.prepare("SELECT value FROM meta WHERE key = ?").get(key) as Row | undefined;
+    return row ? String(row.value) : undefined;
+  }
+
+  setMeta(key: string, value: string): void {
+    this.db.prepare("INSERT INTO meta(key, value) VALUES(?, ?) ON CONFLICT(key) DO UPDATE SET value = excluded.value").run(key, value);
+  }
+
+  transaction<T>(fn: () => T): T {
+    if (this.depth > 0) return fn();
+    this.db.exec("BEGIN IMMEDIATE");
+    this.depth++;
+    try {
+      const result = fn();
+      this.db.exec("COMMIT");
+      return result;
+    } catch (e) {
+      this.db.exec("ROLLBACK");
+      throw e;
+    } finally {
+      this.depth--;
+    }
+  }
+
+  close(): void {
+    this.db.close();
+  }
+
+  private writeUserGroups(user: UserRecord): void {
+    const insert = this.db.prepare("INSERT INTO user_groups(user_name, group_name, position) VALUES(?, ?, ?)");
+    user.groups.forEach((group, position) => insert.run(user.name, group, position));
+  }
+
+  private userFromRow(row: Row): UserRecord {
+    const groups = this.db
+      .prepare("SELECT group_name FROM user_groups WHERE user_name = ? ORDER BY position")
+      .all(String(row.name)) as Row[];
+    return {
+      name: String(row.name),
+      passwordHash: String(row.password_hash),
+      disabled: Number(row.disabled) === 1,
+      groups: groups.map((g) => String(g.group_name)),
+      failedLogins: Number(row.failed_logins),
+      lastLoginAt: row.last_login_at === null ? null : Number(row.last_login_at),
+      createdAt: Number(row.created_at),
+    };
+  }
+}
+
+function groupFromRow(row: Row): GroupRecord {
+  return { name: String(row.name), policyJson: String(row.policy), createdAt: Number(row.created_at) };
+}
+
+function tokenFromRow(row: Row): ApiTokenRecord {
+  return {
+    id: String(row.id),
+    name: String(row.name),
+    secretHash: String(row.secret_hash),
+    scope: row.scope === "read" ? "read" : "admin",
+    createdAt: Number(row.created_at),
+    expiresAt: row.expires_at === null ? null : Number(row.expires_at),
+  };
+}

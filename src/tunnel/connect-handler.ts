@@ -1,0 +1,63 @@
+import type { Session } from "../control/sessions.ts";
+import type { AddressPool } from "../net/address-pool.ts";
+import { formatIpv4, parseIpv4 } from "../net/ipv4.ts";
+import { SESSION_COOKIE } from "./auth-endpoint.ts";
+import { parseCookies } from "./cookies.ts";
+import type { CstpDialect } from "./cstp-codec.ts";
+import type { HttpRequest } from "./http-head.ts";
+import type { ResponseSpec } from "./http-response.ts";
+import { cstpHeaders, negotiateTunnel, type TunnelDefaults, type TunnelParams } from "./tunnel-params.ts";
+import type { DataPlane } from "./tunnel-connection.ts";
+
+/** Both tunnel paths: the real clients' and the spec's (ARCHITECTURE.md, "Two dialects"). */
+export const TUNNEL_PATHS = new Set(["/CSCOSSLC/tunnel", "/VENDORSSLC/tunnel"]);
+
+export type ConnectDecision =
+  | { kind: "refuse"; response: ResponseSpec }
+  | { kind: "accept"; session: Session; params: TunnelParams; headers: [string, string][]; dialect: CstpDialect | undefined };
+
+/**
+ * Decides a CONNECT: a valid cookie gets the tunnel configuration; anything else a clear error
+ * and no tunnel. 401 makes openconnect stop at once ("Cookie was rejected"); 503 + X-Reason is
+ * reported to the user (PROTOCOL.md §5.2).
+ */
+export function decideConnect(request: HttpRequest, plane: DataPlane, pool: AddressPool, defaults: TunnelDefaults): ConnectDecision {
+  const token = parseCookies(request.headers.get("cookie")).get(SESSION_COOKIE);
+  if (!token || token === "(null)") return refuse(401, "Unauthorized", "no webvpn session cookie: log in first (POST /auth)");
+  const session = plane.sessions.findByToken(token);
+  if (!session) return refuse(401, "Unauthorized", "the session cookie is unknown or expired: log in again");
+  if (session.address === undefined) {
+    // A static or hinted address is honoured when free; the lease then stays with the session.
+    const hint = parseIpv4(request.headers.get("x-cstp-address") ?? "");
+    const lease = pool.lease(hint);
+    if (!lease.ok) return refuse(503, "Service Unavailable", lease.error.message);
+    session.address = lease.value;
+  }
+  const params = negotiateTunnel(request.headers, session.address, session.policy, defaults);
+  plane.log(`tunnel up session=${session.id} user=${session.user} address=${formatIpv4(session.address)} mtu=${params.mtu}`);
+  return { kind: "accept", session, params, headers: cstpHeaders(params), dialect: dialectFromAgent(request.headers.get("user-agent")) };
+}
+
+/**
+ * openconnect and AnyConnect always speak STF; for them the dialect is known before the first
+ * frame, so downstream packets can flow at once. Others are detected from their first frame.
+ */
+function dialectFromAgent(userAgent: string | undefined): CstpDialect | undefined {
+  return userAgent && /AnyConnect|OpenConnect/i.test(userAgent) ? "stf" : undefined;
+}
+
+function refuse(status: number, reason: string, message: string): ConnectDecision {
+  return {
+    kind: "refuse",
+    response: {
+      status,
+      reason,
+      headers: [
+        ["X-Reason", message],
+        ["Content-Type", "text/plain; charset=utf-8"],
+        ["Connection", "close"],
+      ],
+      body: `${message}\n`,
+    },
+  };
+}

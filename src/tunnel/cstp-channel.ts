@@ -1,0 +1,172 @@
+import type { DropCounters } from "../net/drop-counters.ts";
+import type { PacketSink } from "../net/router.ts";
+import { CstpDecoder, CstpType, encodeFrame, type CstpDialect } from "./cstp-codec.ts";
+import { CstpWriter, type FrameSocket } from "./cstp-writer.ts";
+
+/** How a channel ended, from the session's point of view. */
+export type ChannelEnd =
+  | { kind: "logout" } // DISCONNECT with b0: the user quit (PROTOCOL.md §8.1)
+  | { kind: "lost"; detail: string } // TCP/TLS gone or a temporary DISCONNECT: the session may come back
+  | { kind: "dead"; detail: string } // DPD got no answer
+  | { kind: "protocol_error"; detail: string }
+  | { kind: "closed_by_server" };
+
+export interface ChannelSocket extends FrameSocket {
+  end(): void;
+  destroy(): void;
+}
+
+export interface CstpChannelOptions {
+  /** Known at CONNECT time for openconnect/AnyConnect; otherwise detected from the first frame. */
+  dialect?: CstpDialect;
+  /** Written first, in its own write: the CONNECT response head (PROTOCOL.md §6.3 rule 3). */
+  preamble?: Uint8Array;
+  dpdSeconds: number;
+  maxQueuedFrames: number;
+  drops: DropCounters;
+  now(): number;
+  onPacket(packet: Uint8Array): void;
+  onEnd(end: ChannelEnd): void;
+}
+
+/** Before the dialect is known, a few downstream packets wait; more are dropped. */
+const MAX_PENDING_BEFORE_DIALECT = 32;
+const LOGOUT_MARKER = 0xb0;
+const GRACEFUL_CLOSE_MS = 5000;
+
+/**
+ * One CSTP tunnel over one TLS connection: frames in (both dialects), frames out (one per TLS
+ * record), DPD and keepalive, disconnect and terminate.
+ */
+export class CstpChannel implements PacketSink {
+  private readonly decoder: CstpDecoder;
+  private readonly writer: CstpWriter;
+  private dialect: CstpDialect | undefined;
+  private pending: Uint8Array[] = [];
+  private lastRx: number;
+  private dpdSentAt = 0;
+  private ended = false;
+  packetsIn = 0;
+  packetsOut = 0;
+  bytesIn = 0;
+  bytesOut = 0;
+
+  constructor(
+    private readonly socket: ChannelSocket,
+    private readonly o: CstpChannelOptions,
+  ) {
+    this.dialect = o.dialect;
+    this.decoder = new CstpDecoder({ dialect: o.dialect });
+    this.writer = new CstpWriter(socket, o.maxQueuedFrames);
+    if (o.preamble) this.writer.send(o.preamble);
+    this.lastRx = o.now();
+  }
+
+  /** Bytes read from the TLS socket (any split). */
+  receive(chunk: Uint8Array): void {
+    if (this.ended) return;
+    this.lastRx = this.o.now();
+    const result = this.decoder.push(chunk, this.onFrame);
+    if (!result.ok) {
+      this.finish({ kind: "protocol_error", detail: result.error.message }, false);
+      return;
+    }
+    if (!this.dialect && this.decoder.dialect) {
+      this.dialect = this.decoder.dialect;
+      for (const packet of this.pending) this.sendFrame(CstpType.DATA, packet);
+      this.pending = [];
+    }
+  }
+
+  /** A downstream IP packet from the router. */
+  sendPacket(packet: Uint8Array): void {
+    if (this.ended) return;
+    if (!this.dialect) {
+      if (this.pending.length < MAX_PENDING_BEFORE_DIALECT) this.pending.push(packet.slice());
+      else this.o.drops.count("queue_full");
+      return;
+    }
+    if (this.sendFrame(CstpType.DATA, packet)) {
+      this.packetsOut++;
+      this.bytesOut += packet.length;
+    } else this.o.drops.count("queue_full");
+  }
+
+  /** Periodic check (about once a second): DPD towards a silent client, then give up. */
+  tick(now: number): void {
+    const dpd = this.o.dpdSeconds * 1000;
+    if (this.ended || dpd === 0) return;
+    const silence = now - this.lastRx;
+    // The client itself probes every DPD seconds of silence; 3 intervals of nothing = gone.
+    if (silence > 3 * dpd) {
+      this.finish({ kind: "dead", detail: `no frame for ${Math.round(silence / 1000)} s` }, false);
+    } else if (silence > 2 * dpd && now - this.dpdSentAt > dpd) {
+      this.dpdSentAt = now;
+      this.sendFrame(CstpType.DPD_REQ, EMPTY);
+    }
+  }
+
+  /** Server-initiated end: TERMINATE, then close once it is written (PROTOCOL.md §8.1). */
+  terminate(): void {
+    if (this.ended) return;
+    if (this.dialect) this.sendFrame(CstpType.TERMINATE, EMPTY);
+    this.finish({ kind: "closed_by_server" }, true);
+  }
+
+  /** Drops the connection without a goodbye (a dead or replaced connection). */
+  abort(): void {
+    this.finish({ kind: "closed_by_server" }, false);
+  }
+
+  /** The TLS socket closed under us. */
+  socketClosed(detail: string): void {
+    this.finish({ kind: "lost", detail }, false);
+  }
+
+  private readonly onFrame = (type: number, payload: Uint8Array): void => {
+    switch (type) {
+      case CstpType.DATA:
+        this.packetsIn++;
+        this.bytesIn += payload.length;
+        this.o.onPacket(payload);
+        return;
+      case CstpType.DPD_REQ:
+        // Echo the payload: the real client sends none, the compact dialect none either (§6.2).
+        this.sendFrame(CstpType.DPD_RESP, payload.length ? payload.slice() : EMPTY);
+        return;
+      case CstpType.DPD_RESP:
+      case CstpType.KEEPALIVE:
+        return; // liveness only: lastRx is already updated
+      case CstpType.DISCONNECT:
+      case CstpType.TERMINATE:
+        this.finish(payload[0] === LOGOUT_MARKER ? { kind: "logout" } : { kind: "lost", detail: "client disconnect" }, true);
+        return;
+      case CstpType.COMPRESSED:
+        this.finish({ kind: "protocol_error", detail: "compressed frame, but no compression was negotiated" }, false);
+        return;
+      default:
+        return; // unknown types are ignored, as ocserv does (PROTOCOL.md §6.2)
+    }
+  };
+
+  private sendFrame(type: number, payload: Uint8Array): boolean {
+    return this.writer.send(encodeFrame(this.dialect ?? "stf", type, payload));
+  }
+
+  private finish(end: ChannelEnd, graceful: boolean): void {
+    if (this.ended) return;
+    this.ended = true;
+    this.pending = [];
+    if (graceful) {
+      this.writer.whenDrained(() => this.socket.end());
+      // A client that stopped reading must not keep the socket forever.
+      setTimeout(() => this.socket.destroy(), GRACEFUL_CLOSE_MS).unref?.();
+    } else {
+      this.writer.close();
+      this.socket.destroy();
+    }
+    this.o.onEnd(end);
+  }
+}
+
+const EMPTY = new Uint8Array(0);

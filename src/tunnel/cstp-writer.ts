@@ -1,0 +1,70 @@
+/** The part of a TLS socket the writer needs. */
+export interface FrameSocket {
+  write(data: Uint8Array, callback: (error?: Error | null) => void): boolean;
+}
+
+/**
+ * Writes CSTP frames one at a time: each frame goes into its own write() and the next waits for
+ * the previous write's callback, because Node-style TLS sockets coalesce queued writes into one
+ * TLS record and openconnect drops records that hold more than one frame (PROTOCOL.md §6.3).
+ * The queue is bounded: a slow client loses packets (counted by the caller) instead of growing
+ * memory without limit.
+ */
+export class CstpWriter {
+  private readonly queue: Uint8Array[] = [];
+  private head = 0;
+  private writing = false;
+  private closed = false;
+  private afterDrain: (() => void) | undefined;
+
+  constructor(
+    private readonly socket: FrameSocket,
+    private readonly maxQueued: number,
+  ) {}
+
+  /** False when the frame was dropped (queue full or writer closed). */
+  send(frame: Uint8Array): boolean {
+    if (this.closed || this.queue.length - this.head >= this.maxQueued) return false;
+    this.queue.push(frame);
+    if (!this.writing) this.pump();
+    return true;
+  }
+
+  get queued(): number {
+    return this.queue.length - this.head;
+  }
+
+  /** Runs fn once everything queued so far is written (immediately if idle). */
+  whenDrained(fn: () => void): void {
+    if (!this.writing && this.queued === 0) fn();
+    else this.afterDrain = fn;
+  }
+
+  close(): void {
+    this.closed = true;
+    this.queue.length = 0;
+    this.head = 0;
+  }
+
+  private pump(): void {
+    if (this.closed) return;
+    if (this.head === this.queue.length) {
+      this.queue.length = 0;
+      this.head = 0;
+      const fn = this.afterDrain;
+      this.afterDrain = undefined;
+      fn?.();
+      return;
+    }
+    const frame = this.queue[this.head]!;
+    this.queue[this.head++] = EMPTY; // release the reference early
+    this.writing = true;
+    this.socket.write(frame, (error) => {
+      this.writing = false;
+      if (error) this.close();
+      else this.pump();
+    });
+  }
+}
+
+const EMPTY = new Uint8Array(0);

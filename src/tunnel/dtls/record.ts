@@ -1,0 +1,311 @@
+/**
+ * DTLS record layer: the 13-byte header and record protection (PROTOCOL.md §7.3 "Key derivation").
+ *
+ * Header: type(1) version(2) epoch(2) sequence_number(6) length(2).
+ * GCM record body: explicit_nonce(8) ‖ ciphertext ‖ tag(16); nonce = salt(4) ‖ explicit(8), we use
+ *   epoch ‖ seq as the explicit part (as GnuTLS does); AAD = epoch ‖ seq ‖ type ‖ version ‖ plaintext_len.
+ * CBC record body: IV(16) ‖ AES-CBC(plaintext ‖ HMAC-SHA1 ‖ padding), MAC-then-encrypt, MAC input
+ *   = epoch ‖ seq ‖ type ‖ version ‖ plaintext_len ‖ plaintext (version `01 00` for DTLS 0.9).
+ */
+import { createCipheriv, createDecipheriv, createHmac, createSecretKey, randomFillSync } from "node:crypto";
+import type { CipherGCM, CipherGCMTypes, Cipheriv, DecipherGCM, Decipheriv, KeyObject } from "node:crypto";
+import { err, ok, type Result } from "../../errors.ts";
+import type { DtlsSuite } from "./cipher-suites.ts";
+import { DTLS0_9, DTLS1_0, DTLS1_2 } from "./cipher-suites.ts";
+import { asBuffer, readUint16, readUint48, writeUint16, writeUint48 } from "./bytes.ts";
+import type { TrafficKeys } from "./keys.ts";
+
+export const ContentType = {
+  changeCipherSpec: 20,
+  alert: 21,
+  handshake: 22,
+  applicationData: 23,
+} as const;
+
+export const RECORD_HEADER_LENGTH = 13;
+export const MAX_SEQUENCE = 2 ** 48 - 1;
+/** RFC 6347: ciphertext length must not exceed 2^14 + 2048. */
+export const MAX_RECORD_BODY = 16384 + 2048;
+const MAC_LENGTH = 20;
+const TAG_LENGTH = 16;
+
+export interface DtlsRecord {
+  readonly type: number;
+  readonly version: number;
+  readonly epoch: number;
+  readonly seq: number;
+  /** The record body (ciphertext for protected records). A view into the datagram. */
+  readonly fragment: Uint8Array;
+  /** Header and body, a view into the datagram. */
+  readonly bytes: Uint8Array;
+}
+
+const isKnownVersion = (v: number): boolean => v === DTLS0_9 || v === DTLS1_0 || v === DTLS1_2;
+
+/** Parses one record at `offset`. Never throws. */
+export function parseRecord(buf: Uint8Array, offset = 0): Result<DtlsRecord> {
+  if (buf.length - offset < RECORD_HEADER_LENGTH) {
+    return err("dtls.truncated", `DTLS record header truncated: ${buf.length - offset} of 13 bytes`);
+  }
+  const type = buf[offset];
+  if (type < ContentType.changeCipherSpec || type > ContentType.applicationData) {
+    return err("dtls.malformed", `not a DTLS record: content type ${type}`);
+  }
+  const version = readUint16(buf, offset + 1);
+  if (!isKnownVersion(version)) {
+    return err("dtls.version", `unsupported DTLS record version 0x${version.toString(16).padStart(4, "0")}`);
+  }
+  const epoch = readUint16(buf, offset + 3);
+  const seq = readUint48(buf, offset + 5);
+  const length = readUint16(buf, offset + 11);
+  if (length > MAX_RECORD_BODY) return err("dtls.malformed", `DTLS record length ${length} exceeds 2^14+2048`);
+  const end = offset + RECORD_HEADER_LENGTH + length;
+  if (end > buf.length) {
+    return err("dtls.truncated", `DTLS record truncated: header says ${length} bytes, ${buf.length - offset - 13} present`);
+  }
+  return ok({
+    type,
+    version,
+    epoch,
+    seq,
+    fragment: buf.subarray(offset + RECORD_HEADER_LENGTH, end),
+    bytes: buf.subarray(offset, end),
+  });
+}
+
+/** All records of a datagram (a datagram may carry several, e.g. CCS + Finished). */
+export function parseRecords(datagram: Uint8Array): Result<DtlsRecord[]> {
+  const out: DtlsRecord[] = [];
+  let offset = 0;
+  while (offset < datagram.length) {
+    const r = parseRecord(datagram, offset);
+    if (!r.ok) return r;
+    out.push(r.value);
+    offset += r.value.bytes.length;
+  }
+  if (out.length === 0) return err("dtls.truncated", "empty datagram");
+  return ok(out);
+}
+
+export function writeRecordHeader(
+  out: Uint8Array,
+  offset: number,
+  type: number,
+  version: number,
+  epoch: number,
+  seq: number,
+  length: number,
+): void {
+  out[offset] = type;
+  writeUint16(out, offset + 1, version);
+  writeUint16(out, offset + 3, epoch);
+  writeUint48(out, offset + 5, seq);
+  writeUint16(out, offset + 11, length);
+}
+
+/** An unprotected record (epoch 0). */
+export function encodeRecord(type: number, version: number, epoch: number, seq: number, fragment: Uint8Array): Uint8Array {
+  const out = new Uint8Array(RECORD_HEADER_LENGTH + fragment.length);
+  writeRecordHeader(out, 0, type, version, epoch, seq, fragment.length);
+  out.set(fragment, RECORD_HEADER_LENGTH);
+  return out;
+}
+
+export interface RecordProtection {
+  readonly suite: DtlsSuite;
+  /** Version written into (and required in) protected records. */
+  readonly version: number;
+  /** Encrypts one record; returns the whole record (header included). Plaintext ≤ 16384 bytes. */
+  seal(type: number, epoch: number, seq: number, plaintext: Uint8Array): Uint8Array;
+  /** Authenticates and decrypts a record from the peer. Does not check epoch or replay. */
+  open(record: DtlsRecord | Uint8Array): Result<Uint8Array>;
+}
+
+/**
+ * Record protection for one side of an established epoch: `seal` uses this side's write keys,
+ * `open` the peer's. The server uses side "server"; tests also play the client.
+ */
+export function createRecordProtection(suite: DtlsSuite, keys: TrafficKeys, side: "server" | "client"): RecordProtection {
+  const server = side === "server";
+  const w = server
+    ? { key: keys.serverKey, mac: keys.serverMacKey, salt: keys.serverSalt }
+    : { key: keys.clientKey, mac: keys.clientMacKey, salt: keys.clientSalt };
+  const r = server
+    ? { key: keys.clientKey, mac: keys.clientMacKey, salt: keys.clientSalt }
+    : { key: keys.serverKey, mac: keys.serverMacKey, salt: keys.serverSalt };
+  return suite.kind === "gcm" ? new GcmProtection(suite, w, r) : new CbcProtection(suite, w, r);
+}
+
+interface DirectionKeys {
+  key: Uint8Array;
+  mac: Uint8Array;
+  salt: Uint8Array;
+}
+
+function asRecord(record: DtlsRecord | Uint8Array): Result<DtlsRecord> {
+  if (!(record instanceof Uint8Array)) return ok(record);
+  const r = parseRecord(record, 0);
+  if (r.ok && r.value.bytes.length !== record.length) {
+    return err("dtls.malformed", "trailing bytes after the DTLS record");
+  }
+  return r;
+}
+
+/** epoch ‖ seq ‖ type ‖ version ‖ length: the GCM AAD and the CBC MAC pseudo-header. */
+function fillPseudoHeader(b: Uint8Array, type: number, version: number, epoch: number, seq: number, length: number): void {
+  writeUint16(b, 0, epoch);
+  writeUint48(b, 2, seq);
+  b[8] = type;
+  writeUint16(b, 9, version);
+  writeUint16(b, 11, length);
+}
+
+class GcmProtection implements RecordProtection {
+  readonly version: number;
+  private readonly algorithm: CipherGCMTypes;
+  private readonly writeKey: KeyObject;
+  private readonly readKey: KeyObject;
+  // Reused per record: node:crypto copies nonce and AAD when they are passed in.
+  private readonly writeNonce = Buffer.alloc(12);
+  private readonly readNonce = Buffer.alloc(12);
+  private readonly writeAad = Buffer.alloc(13);
+  private readonly readAad = Buffer.alloc(13);
+
+  constructor(
+    readonly suite: DtlsSuite,
+    w: DirectionKeys,
+    r: DirectionKeys,
+  ) {
+    this.version = suite.version;
+    this.algorithm = suite.encKeyLength === 32 ? "aes-256-gcm" : "aes-128-gcm";
+    this.writeKey = createSecretKey(asBuffer(w.key));
+    this.readKey = createSecretKey(asBuffer(r.key));
+    this.writeNonce.set(w.salt, 0);
+    this.readNonce.set(r.salt, 0);
+  }
+
+  seal(type: number, epoch: number, seq: number, plaintext: Uint8Array): Uint8Array {
+    const bodyLength = 8 + plaintext.length + TAG_LENGTH;
+    const out = Buffer.allocUnsafe(RECORD_HEADER_LENGTH + bodyLength);
+    writeRecordHeader(out, 0, type, this.version, epoch, seq, bodyLength);
+    // Explicit nonce = epoch ‖ seq, i.e. bytes 3..10 of the header.
+    out.copy(out, RECORD_HEADER_LENGTH, 3, 11);
+    out.copy(this.writeNonce, 4, 3, 11);
+    fillPseudoHeader(this.writeAad, type, this.version, epoch, seq, plaintext.length);
+    const c: CipherGCM = createCipheriv(this.algorithm, this.writeKey, this.writeNonce, { authTagLength: TAG_LENGTH });
+    c.setAAD(this.writeAad);
+    const ct = c.update(plaintext);
+    c.final();
+    out.set(ct, RECORD_HEADER_LENGTH + 8);
+    out.set(c.getAuthTag(), RECORD_HEADER_LENGTH + 8 + ct.length);
+    return out;
+  }
+
+  open(input: DtlsRecord | Uint8Array): Result<Uint8Array> {
+    const pr = asRecord(input);
+    if (!pr.ok) return pr;
+    const rec = pr.value;
+    if (rec.version !== this.version) return err("dtls.version", `record version 0x${rec.version.toString(16)} does not match the session`);
+    const f = rec.fragment;
+    if (f.length < 8 + TAG_LENGTH) return err("dtls.truncated", `GCM record body too short (${f.length} bytes)`);
+    const ctLength = f.length - 8 - TAG_LENGTH;
+    this.readNonce.set(f.subarray(0, 8), 4);
+    fillPseudoHeader(this.readAad, rec.type, rec.version, rec.epoch, rec.seq, ctLength);
+    try {
+      const d: DecipherGCM = createDecipheriv(this.algorithm, this.readKey, this.readNonce, { authTagLength: TAG_LENGTH });
+      d.setAuthTag(f.subarray(8 + ctLength));
+      d.setAAD(this.readAad);
+      const pt = d.update(f.subarray(8, 8 + ctLength));
+      d.final();
+      return ok(pt);
+    } catch {
+      return err("dtls.bad-record-mac", "DTLS record failed authentication");
+    }
+  }
+}
+
+/**
+ * AES-CBC + HMAC-SHA1. The write and read cipher contexts are created once and kept running with
+ * padding disabled: every record is a whole number of blocks, so the chaining state never desyncs.
+ * Sealing uses RFC 4346 §6.2.3.2 (2)(b): encrypt a fresh random block R first; its ciphertext is
+ * the record's explicit IV. Opening feeds IV ‖ ciphertext and discards the first output block.
+ */
+class CbcProtection implements RecordProtection {
+  readonly version: number;
+  private readonly enc: Cipheriv;
+  private readonly dec: Decipheriv;
+  private readonly writeMac: Buffer;
+  private readonly readMac: Buffer;
+  private readonly writePseudo = Buffer.alloc(13);
+  private readonly readPseudo = Buffer.alloc(13);
+  private scratch = Buffer.alloc(2048);
+
+  constructor(
+    readonly suite: DtlsSuite,
+    w: DirectionKeys,
+    r: DirectionKeys,
+  ) {
+    this.version = suite.version;
+    const algorithm = `aes-${suite.encKeyLength * 8}-cbc`;
+    this.enc = createCipheriv(algorithm, asBuffer(w.key), randomFillSync(Buffer.alloc(16)));
+    this.enc.setAutoPadding(false);
+    this.dec = createDecipheriv(algorithm, asBuffer(r.key), Buffer.alloc(16));
+    this.dec.setAutoPadding(false);
+    this.writeMac = Buffer.from(w.mac);
+    this.readMac = Buffer.from(r.mac);
+  }
+
+  seal(type: number, epoch: number, seq: number, plaintext: Uint8Array): Uint8Array {
+    const n = plaintext.length;
+    const padTotal = 16 - ((n + MAC_LENGTH) % 16); // 1..16 bytes, each of value padTotal-1
+    const encLength = n + MAC_LENGTH + padTotal;
+    if (this.scratch.length < 16 + encLength) this.scratch = Buffer.alloc(16 + encLength + 1024);
+    const s = this.scratch;
+    randomFillSync(s, 0, 16);
+    s.set(plaintext, 16);
+    fillPseudoHeader(this.writePseudo, type, this.version, epoch, seq, n);
+    const mac = createHmac("sha1", this.writeMac).update(this.writePseudo).update(plaintext).digest();
+    s.set(mac, 16 + n);
+    s.fill(padTotal - 1, 16 + n + MAC_LENGTH, 16 + encLength);
+    const ct = this.enc.update(s.subarray(0, 16 + encLength));
+    const out = Buffer.allocUnsafe(RECORD_HEADER_LENGTH + ct.length);
+    writeRecordHeader(out, 0, type, this.version, epoch, seq, ct.length);
+    out.set(ct, RECORD_HEADER_LENGTH);
+    return out;
+  }
+
+  open(input: DtlsRecord | Uint8Array): Result<Uint8Array> {
+    const pr = asRecord(input);
+    if (!pr.ok) return pr;
+    const rec = pr.value;
+    if (rec.version !== this.version) return err("dtls.version", `record version 0x${rec.version.toString(16)} does not match the session`);
+    const f = rec.fragment;
+    const n = f.length - 16; // without the IV
+    if (n < 32 || n % 16 !== 0) {
+      return err("dtls.malformed", `CBC record body of ${f.length} bytes is not IV + whole blocks holding MAC and padding`);
+    }
+    let plain: Buffer;
+    try {
+      plain = this.dec.update(f).subarray(16);
+    } catch {
+      return err("dtls.bad-record-mac", "DTLS record failed decryption");
+    }
+    if (plain.length !== n) return err("dtls.bad-record-mac", "DTLS record failed decryption");
+    // Padding check without early exit (constant-time-ish, RFC 5246 §6.2.3.2 advice).
+    const padValue = plain[n - 1];
+    let bad = padValue + 1 + MAC_LENGTH > n ? 1 : 0;
+    const checkable = Math.min(256, n);
+    for (let i = 1; i <= checkable; i++) {
+      const inPad = i <= padValue + 1 ? 1 : 0;
+      bad |= inPad & (plain[n - i] !== padValue ? 1 : 0);
+    }
+    // On bad padding, MAC as if there were no padding so the work done is about the same.
+    const dataLength = bad ? n - MAC_LENGTH : n - (padValue + 1) - MAC_LENGTH;
+    fillPseudoHeader(this.readPseudo, rec.type, rec.version, rec.epoch, rec.seq, dataLength);
+    const mac = createHmac("sha1", this.readMac).update(this.readPseudo).update(plain.subarray(0, dataLength)).digest();
+    let diff = bad;
+    for (let i = 0; i < MAC_LENGTH; i++) diff |= mac[i] ^ plain[dataLength + i];
+    if (diff !== 0) return err("dtls.bad-record-mac", "DTLS record failed authentication");
+    return ok(plain.subarray(0, dataLength));
+  }
+}
