@@ -44,8 +44,12 @@ export const legacy12 = {
   datagrams: datagrams(v12),
 };
 
+const pskServerHello = hex(vpsk.datagrams[1].hex).subarray(13 + 12);
+
 export const psk12 = {
   psk: hex(vpsk.psk),
+  /** The fresh session_id ocserv put in its PSK ServerHello (inject it to reproduce the transcript). */
+  serverSessionId: pskServerHello.subarray(35, 35 + pskServerHello[34]),
   appId: hex(vpsk["X-DTLS-App-ID"]),
   clientRandom: hex(vpsk.client_random),
   serverRandom: hex(vpsk.server_random),
