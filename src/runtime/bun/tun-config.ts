@@ -70,7 +70,7 @@ function parseIpv4(text: string): Uint8Array | null {
 }
 
 function prefixToMask(prefixLength: number): Uint8Array {
-  const mask = prefixLength === 0 ? 0 : (0xffffffff << (32 - prefixLength)) >>> 0;
+  const mask = (0xffffffff << (32 - prefixLength)) >>> 0; // prefixLength is 1..32
   return Uint8Array.of(mask >>> 24, (mask >>> 16) & 0xff, (mask >>> 8) & 0xff, mask & 0xff);
 }
 

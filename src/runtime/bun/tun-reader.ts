@@ -3,6 +3,7 @@ import { describeErrno, EFD_CLOEXEC, EFD_NONBLOCK, errnoOf, type Libc } from "./
 import {
   createRing,
   FREE,
+  FULL,
   RING_SLOTS,
   RUNNING,
   slotCountIndex,
@@ -25,18 +26,19 @@ export interface TunReader {
   stop(): void;
 }
 
-/** eventfd write(2) takes an 8-byte counter increment. Never modified. */
-const ONE = new BigUint64Array([1n]);
-
 const START_TIMEOUT_MS = 10_000;
 /** The worker answers a stop within one poll() wake-up; this only bounds a stuck worker. */
 const STOP_TIMEOUT_MS = 2_000;
 
 /**
- * In a `bun build --compile` binary this resolves next to the executable's entry, so the
- * worker must be an extra entrypoint built with a flat name:
+ * From sources this is the file next to this one. In a `bun build --compile` binary
+ * import.meta.url is the executable's entry (/$bunfs/root/<outfile>), so the worker must be an
+ * extra entrypoint with a flat output name (Bun.build: naming: { entry: "[name].[ext]" }):
  *   bun build --compile --entry-naming "[name].[ext]" src/main.ts src/runtime/bun/tun-worker.ts --outfile dist/gw
- * (Without --entry-naming the worker lands at runtime/bun/tun-worker.js and this URL misses it.)
+ * Without --entry-naming it is embedded as runtime/bun/tun-worker.js and this URL misses it;
+ * the path form new Worker("./src/runtime/bun/tun-worker.ts") is no better: it resolves against
+ * the working directory (a compiled binary then loads the file from disk, not the embedded copy),
+ * so it only works when started from the repository root.
  */
 const workerUrl = () => new URL("./tun-worker.ts", import.meta.url);
 
@@ -53,6 +55,7 @@ export function startReader(
   }
   const ring = createRing();
   const words = ring.words;
+  const wakeIncrement = new BigUint64Array([1n]); // eventfd write(2) takes an 8-byte counter
   let handler: PacketHandler | null = null;
   let stopped = false;
   let worker: Worker;
@@ -64,6 +67,7 @@ export function startReader(
   }
 
   const deliver = (slot: number) => {
+    if (Atomics.load(words, slotStateIndex(slot)) !== FULL) return;
     const count = words[slotCountIndex(slot)]!;
     try {
       if (handler && count > 0) {
@@ -88,7 +92,7 @@ export function startReader(
     if (Atomics.exchange(words, stateIndex, STOPPING) === RUNNING) {
       // Wake the worker from poll() or from waiting on a full slot, then wait until it has left
       // its loop: only then may the caller close the fd (its number could be reused).
-      libc.write(wakeFd, ONE, ONE);
+      libc.write(wakeFd, wakeIncrement, wakeIncrement);
       for (let slot = 0; slot < RING_SLOTS; slot++) Atomics.notify(words, slotStateIndex(slot));
       Atomics.wait(words, stateIndex, STOPPING, STOP_TIMEOUT_MS);
     }
@@ -109,7 +113,10 @@ export function startReader(
     worker.onerror = (e) => {
       if (stopped) return;
       if (started) return onFatal(e.message);
-      fail(`${e.message}; in a compiled binary tun-worker.ts must be an extra entrypoint (see tun-reader.ts)`);
+      fail(
+        `${e.message}; a compiled binary needs tun-worker.ts as an extra entrypoint, ` +
+          `built with --entry-naming "[name].[ext]" (see tun-reader.ts)`,
+      );
     };
     worker.onmessage = (e: MessageEvent<ReaderEvent>) => {
       if (stopped) return;

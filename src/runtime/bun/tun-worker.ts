@@ -48,14 +48,20 @@ const post = (event: ReaderEvent) => self.postMessage(event);
 self.onmessage = (event: MessageEvent<ReaderInit>) => {
   const { fd, wakeFd, ring: buffer } = event.data;
   const ring = viewRing(buffer);
+  const libc = loadLibc();
   // Claim the fd only if the main thread has not already asked us to stop.
   if (Atomics.compareExchange(ring.words, stateIndex, STARTING, RUNNING) !== STARTING) {
     return finish(ring);
   }
   post("ready");
-  const failure = readLoop(loadLibc(), fd, wakeFd, ring);
-  if (failure) post({ fatal: failure });
-  finish(ring);
+  try {
+    const failure = readLoop(libc, fd, wakeFd, ring);
+    if (failure) post({ fatal: failure });
+  } catch (e) {
+    post({ fatal: String(e) });
+  } finally {
+    finish(ring); // the main thread waits for this before it closes the fd
+  }
 };
 
 function finish(ring: Ring): void {

@@ -1,0 +1,178 @@
+/**
+ * Runs inside a throwaway network namespace (started by tun.test.ts through `ip netns exec`):
+ * exercises openTun for real and prints one JSON object with the outcome of each check.
+ *   tun-probe.ts checks       the device, traffic through it, busy names, close
+ *   tun-probe.ts open-error   only tries to open, for the permission / unavailable cases
+ * Addresses: 10.99.0.0/24, which exists only inside the namespace.
+ */
+import { createSocket } from "node:dgram";
+import { spawnSync } from "node:child_process";
+import { openTun } from "../../src/runtime/bun/tun-device.ts";
+import type { TunDevice } from "../../src/runtime/tun.ts";
+
+type Check = { ok: boolean; detail: string };
+export type ProbeReport = Record<string, Check>;
+
+const NAME = "gwt0";
+const OWN = "10.99.0.1";
+const PEER = "10.99.0.2";
+const UDP_PORT = 40000;
+
+async function openError(): Promise<ProbeReport> {
+  const r = await openTun({ name: NAME, address: OWN, prefixLength: 24, mtu: 1400 });
+  if (r.ok) r.value.close();
+  return { open: r.ok ? { ok: true, detail: "opened" } : { ok: false, detail: `${r.error.code}: ${r.error.message}` } };
+}
+
+async function checks(): Promise<ProbeReport> {
+  const out: ProbeReport = {};
+  const opened = await openTun({ name: NAME, address: OWN, prefixLength: 24, mtu: 1400 });
+  if (!opened.ok) return { open: { ok: false, detail: `${opened.error.code}: ${opened.error.message}` } };
+  const dev = opened.value;
+  out.open = { ok: dev.name === NAME && dev.mtu === 1400, detail: `${dev.name} mtu ${dev.mtu}` };
+  const seen = collect(dev);
+  try {
+    out.configured = configured();
+    out.udpRead = await udpArrives(seen);
+    out.icmpEcho = await echoAnswered(dev, seen);
+    out.busy = await sameNameBusy();
+    out.second = await secondDevice();
+  } finally {
+    dev.close();
+  }
+  dev.close(); // idempotent: must not throw
+  out.closed = closedState(dev);
+  out.reopen = await reopen();
+  return out;
+}
+
+/** Keeps copies of everything the device reads (the views are only valid during the call). */
+function collect(dev: TunDevice): Uint8Array[] {
+  const seen: Uint8Array[] = [];
+  dev.onPackets((packets) => {
+    for (const p of packets) seen.push(p.slice());
+  });
+  return seen;
+}
+
+function run(cmd: string, ...args: string[]) {
+  const r = spawnSync(cmd, args, { encoding: "utf8" });
+  return { status: r.status, out: `${r.stdout}${r.stderr}`.trim() };
+}
+
+function configured(): Check {
+  const addr = run("ip", "-o", "-4", "addr", "show", NAME).out;
+  const link = run("ip", "-o", "link", "show", NAME).out;
+  const route = run("ip", "-o", "route", "show", "10.99.0.0/24").out;
+  const flags = /<([^>]*)>/.exec(link)?.[1]?.split(",") ?? [];
+  const ok =
+    addr.includes(`inet ${OWN}/24`) && flags.includes("UP") && / mtu 1400 /.test(link) && route.includes(`dev ${NAME}`);
+  return { ok, detail: `${addr} | ${link} | ${route}` };
+}
+
+async function waitFor(seen: Uint8Array[], match: (p: Uint8Array) => boolean, ms = 3000) {
+  const end = Date.now() + ms;
+  while (Date.now() < end) {
+    const hit = seen.find(match);
+    if (hit) return hit;
+    await new Promise((r) => setTimeout(r, 10));
+  }
+  return undefined;
+}
+
+const ipv4 = (p: Uint8Array, i: number) => `${p[i]}.${p[i + 1]}.${p[i + 2]}.${p[i + 3]}`;
+const headerLength = (p: Uint8Array) => (p[0]! & 0x0f) * 4;
+
+async function udpArrives(seen: Uint8Array[]): Promise<Check> {
+  const payload = Buffer.from(`gw-probe-${process.pid}`);
+  const sock = createSocket("udp4");
+  await new Promise<void>((resolve, reject) =>
+    sock.send(payload, UDP_PORT, PEER, (e) => (e ? reject(e) : resolve())),
+  );
+  sock.close();
+  const hit = await waitFor(seen, (p) => {
+    if (p[0]! >> 4 !== 4 || p[9] !== 17 || ipv4(p, 16) !== PEER) return false;
+    const udp = headerLength(p);
+    const port = (p[udp + 2]! << 8) | p[udp + 3]!;
+    return port === UDP_PORT && Buffer.from(p.subarray(udp + 8)).equals(payload);
+  });
+  return hit
+    ? { ok: true, detail: `IPv4 ${ipv4(hit, 12)} -> ${ipv4(hit, 16)} udp ${hit.length} bytes` }
+    : { ok: false, detail: `no UDP packet to ${PEER}:${UDP_PORT}; saw ${seen.length} packets` };
+}
+
+async function echoAnswered(dev: TunDevice, seen: Uint8Array[]): Promise<Check> {
+  const id = process.pid & 0xffff;
+  const data = Buffer.from("gw-echo");
+  const written = dev.write(echoRequest(PEER, OWN, id, 1, data));
+  const hit = await waitFor(seen, (p) => {
+    if (p[0]! >> 4 !== 4 || p[9] !== 1 || ipv4(p, 12) !== OWN || ipv4(p, 16) !== PEER) return false;
+    const icmp = headerLength(p);
+    const echoId = (p[icmp + 4]! << 8) | p[icmp + 5]!;
+    return p[icmp] === 0 && echoId === id && Buffer.from(p.subarray(icmp + 8)).equals(data);
+  });
+  return { ok: written && hit !== undefined, detail: `write=${written} reply=${hit ? "yes" : "no"}` };
+}
+
+/** IPv4 + ICMP echo request, checksums included. */
+function echoRequest(src: string, dst: string, id: number, seq: number, data: Uint8Array): Uint8Array {
+  const p = new Uint8Array(20 + 8 + data.length);
+  const v = new DataView(p.buffer);
+  p[0] = 0x45;
+  v.setUint16(2, p.length);
+  p[8] = 64; // TTL
+  p[9] = 1; // ICMP
+  p.set(src.split(".").map(Number), 12);
+  p.set(dst.split(".").map(Number), 16);
+  v.setUint16(10, checksum(p.subarray(0, 20)));
+  p[20] = 8; // echo request
+  v.setUint16(24, id);
+  v.setUint16(26, seq);
+  p.set(data, 28);
+  v.setUint16(22, checksum(p.subarray(20)));
+  return p;
+}
+
+function checksum(bytes: Uint8Array): number {
+  let sum = 0;
+  for (let i = 0; i < bytes.length; i += 2) sum += (bytes[i]! << 8) | (bytes[i + 1] ?? 0);
+  while (sum > 0xffff) sum = (sum & 0xffff) + (sum >>> 16);
+  return ~sum & 0xffff;
+}
+
+async function sameNameBusy(): Promise<Check> {
+  const again = await openTun({ name: NAME, address: OWN, prefixLength: 24, mtu: 1400 });
+  if (again.ok) {
+    again.value.close();
+    return { ok: false, detail: "second open of the same name succeeded" };
+  }
+  return { ok: again.error.code === "tun_busy", detail: `${again.error.code}: ${again.error.message}` };
+}
+
+async function secondDevice(): Promise<Check> {
+  const r = await openTun({ name: "gwt1", address: "10.99.0.129", prefixLength: 25, mtu: 1280 });
+  if (!r.ok) return { ok: false, detail: `${r.error.code}: ${r.error.message}` };
+  const listed = run("ip", "-o", "link", "show", "gwt1");
+  r.value.close();
+  const gone = run("ip", "-o", "link", "show", "gwt1").status !== 0;
+  return { ok: / mtu 1280 /.test(listed.out) && gone, detail: `${listed.out} | removed after close: ${gone}` };
+}
+
+function closedState(dev: TunDevice): Check {
+  const gone = run("ip", "-o", "link", "show", NAME).status !== 0;
+  const wrote = dev.write(echoRequest(PEER, OWN, 1, 1, new Uint8Array(0)));
+  return { ok: gone && !wrote, detail: `interface removed: ${gone}, write after close: ${wrote}` };
+}
+
+async function reopen(): Promise<Check> {
+  const r = await openTun({ name: NAME, address: OWN, prefixLength: 24, mtu: 1400 });
+  if (!r.ok) return { ok: false, detail: `${r.error.code}: ${r.error.message}` };
+  r.value.close();
+  r.value.close();
+  return { ok: true, detail: "reopened after close" };
+}
+
+const mode = process.argv[2] ?? "checks";
+const report: ProbeReport = mode === "open-error" ? await openError() : await checks();
+console.log(JSON.stringify(report));
+process.exit(0);
