@@ -239,6 +239,9 @@ class CbcProtection implements RecordProtection {
   private readonly writePseudo = Buffer.alloc(13);
   private readonly readPseudo = Buffer.alloc(13);
   private scratch = Buffer.alloc(2048);
+  // Random blocks for the explicit IVs, drawn from a pool refilled every 256 records.
+  private readonly randomPool = Buffer.alloc(4096);
+  private randomOffset = 4096;
 
   constructor(
     readonly suite: DtlsSuite,
@@ -261,7 +264,7 @@ class CbcProtection implements RecordProtection {
     const encLength = n + MAC_LENGTH + padTotal;
     if (this.scratch.length < 16 + encLength) this.scratch = Buffer.alloc(16 + encLength + 1024);
     const s = this.scratch;
-    randomFillSync(s, 0, 16);
+    this.nextRandomBlock(s);
     s.set(plaintext, 16);
     fillPseudoHeader(this.writePseudo, type, this.version, epoch, seq, n);
     const mac = createHmac("sha1", this.writeMac).update(this.writePseudo).update(plaintext).digest();
@@ -272,6 +275,15 @@ class CbcProtection implements RecordProtection {
     writeRecordHeader(out, 0, type, this.version, epoch, seq, ct.length);
     out.set(ct, RECORD_HEADER_LENGTH);
     return out;
+  }
+
+  private nextRandomBlock(into: Buffer): void {
+    if (this.randomOffset === this.randomPool.length) {
+      randomFillSync(this.randomPool);
+      this.randomOffset = 0;
+    }
+    this.randomPool.copy(into, 0, this.randomOffset, this.randomOffset + 16);
+    this.randomOffset += 16;
   }
 
   open(input: DtlsRecord | Uint8Array): Result<Uint8Array> {
