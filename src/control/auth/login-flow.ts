@@ -37,6 +37,9 @@ export interface LoginFlowOptions {
   maxContexts?: number;
 }
 
+/** The group option meaning "the user's own first group"; group names cannot contain parentheses. */
+export const DEFAULT_GROUP_CHOICE = "(default)";
+
 /** Runs a login through its group's pipeline of steps and creates the session at the end. */
 export class LoginFlow {
   private readonly contexts = new Map<string, LoginContext>();
@@ -50,7 +53,8 @@ export class LoginFlow {
 
   async handle(request: LoginRequest): Promise<LoginOutcome> {
     const context = this.contextFor(request);
-    if (request.group !== undefined && request.group !== "") context.requestedGroup = request.group;
+    if (request.group === DEFAULT_GROUP_CHOICE) context.requestedGroup = undefined;
+    else if (request.group !== undefined && request.group !== "") context.requestedGroup = request.group;
     if (request.kind === "init") {
       context.stepIndex = 0;
       context.user = undefined;
@@ -123,9 +127,11 @@ export class LoginFlow {
       error,
       fields: step.fields(context),
       // Only the first step offers the choice; one group is no choice (and avoids a second init).
+      // The first option stands for "my own first group" (ocserv's default-select-group), so a
+      // client that picks nothing (openconnect --non-inter without --authgroup) is not stuck.
       groupChoice:
         context.stepIndex === 0 && groupNames.length > 1
-          ? { options: groupNames, selected: context.requestedGroup }
+          ? { options: [DEFAULT_GROUP_CHOICE, ...groupNames], selected: context.requestedGroup ?? DEFAULT_GROUP_CHOICE }
           : undefined,
     };
     return { kind: "form", contextId: context.id, form };

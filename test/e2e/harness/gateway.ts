@@ -1,0 +1,46 @@
+import { execFileSync } from "node:child_process";
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join, resolve } from "node:path";
+import type { ProcessGroup, Started } from "./processes.ts";
+import type { Topology } from "./topology.ts";
+
+export const repoRoot = resolve(import.meta.dir, "../../..");
+
+/** How to run gw: from the sources with this Bun, or the compiled single binary. */
+export type GwVariant = "sources" | "binary";
+
+export function gwArgv(variant: GwVariant): string[] {
+  return variant === "binary" ? [join(repoRoot, "dist/gw")] : [process.execPath, join(repoRoot, "src/main.ts")];
+}
+
+/** Runs a gw CLI command to completion (provisioning works without the server). */
+export function gwCli(variant: GwVariant, args: string[], input?: string): { code: number; stdout: string; stderr: string } {
+  try {
+    const stdout = execFileSync(gwArgv(variant)[0]!, [...gwArgv(variant).slice(1), ...args], { input, encoding: "utf8", stdio: ["pipe", "pipe", "pipe"] });
+    return { code: 0, stdout, stderr: "" };
+  } catch (e) {
+    const x = e as { status: number; stdout: string; stderr: string };
+    return { code: x.status, stdout: x.stdout, stderr: x.stderr };
+  }
+}
+
+export interface RunningGw {
+  process: Started;
+  dataDir: string;
+  pin: string;
+  cleanup(): void;
+}
+
+/** Starts `gw serve` inside the gateway namespace and waits for its ready line. */
+export async function startGw(variant: GwVariant, topology: Topology, procs: ProcessGroup, dataDir: string, extra: string[] = []): Promise<RunningGw> {
+  const process = procs.start([...topology.exec(topology.gateway), ...gwArgv(variant), "serve", "--data-dir", dataDir, ...extra]);
+  await process.waitFor("server certificate pin: ", 30_000);
+  const pin = /pin-sha256:[A-Za-z0-9+/=]+/.exec(process.stdout())?.[0];
+  if (!pin) throw new Error(`no pin printed:\n${process.stdout()}`);
+  return { process, dataDir, pin, cleanup: () => rmSync(dataDir, { recursive: true, force: true }) };
+}
+
+export function tempDir(tag: string): string {
+  return mkdtempSync(join(tmpdir(), `gw-e2e-${tag}-`));
+}

@@ -1,0 +1,64 @@
+import { execFileSync } from "node:child_process";
+
+/**
+ * Three network namespaces, as in shared/bench (documentation ranges only):
+ *   client 203.0.113.2 --- 203.0.113.1 gateway 198.51.100.1 --- 198.51.100.2 lan
+ * The client has no default route: nothing can leave the namespaces. Names carry a unique
+ * prefix so parallel runs and leftovers never collide.
+ */
+export interface Topology {
+  client: string;
+  gateway: string;
+  lan: string;
+  gatewayOutside: string;
+  lanHost: string;
+  /** argv prefix running a command inside a namespace. */
+  exec(ns: string): string[];
+  destroy(): void;
+}
+
+export function createTopology(tag: string): Topology {
+  const prefix = `gwe${tag}${process.pid % 100000}`;
+  const ns = { client: `${prefix}-c`, gateway: `${prefix}-g`, lan: `${prefix}-l` };
+  const ip = (...args: string[]) => execFileSync("ip", args, { stdio: ["ignore", "ignore", "pipe"] });
+  const topology: Topology = {
+    ...ns,
+    gatewayOutside: "203.0.113.1",
+    lanHost: "198.51.100.2",
+    exec: (name) => ["ip", "netns", "exec", name],
+    destroy() {
+      for (const name of Object.values(ns)) {
+        // Stop anything still running inside before the namespace goes (by PID, ours only).
+        try {
+          const pids = execFileSync("ip", ["netns", "pids", name], { encoding: "utf8" }).split(/\s+/).filter(Boolean);
+          for (const pid of pids) process.kill(Number(pid), "SIGKILL");
+        } catch {}
+        try {
+          ip("netns", "del", name);
+        } catch {}
+      }
+    },
+  };
+  try {
+    for (const name of Object.values(ns)) {
+      ip("netns", "add", name);
+      ip("-n", name, "link", "set", "lo", "up");
+    }
+    ip("-n", ns.client, "link", "add", `${prefix}c`, "type", "veth", "peer", "name", `${prefix}o`, "netns", ns.gateway);
+    ip("-n", ns.gateway, "link", "add", `${prefix}i`, "type", "veth", "peer", "name", `${prefix}l`, "netns", ns.lan);
+    ip("-n", ns.client, "addr", "add", "203.0.113.2/24", "dev", `${prefix}c`);
+    ip("-n", ns.gateway, "addr", "add", "203.0.113.1/24", "dev", `${prefix}o`);
+    ip("-n", ns.gateway, "addr", "add", "198.51.100.1/24", "dev", `${prefix}i`);
+    ip("-n", ns.lan, "addr", "add", "198.51.100.2/24", "dev", `${prefix}l`);
+    ip("-n", ns.client, "link", "set", `${prefix}c`, "up");
+    ip("-n", ns.gateway, "link", "set", `${prefix}o`, "up");
+    ip("-n", ns.gateway, "link", "set", `${prefix}i`, "up");
+    ip("-n", ns.lan, "link", "set", `${prefix}l`, "up");
+    ip("-n", ns.lan, "route", "add", "default", "via", "198.51.100.1");
+    execFileSync("ip", ["netns", "exec", ns.gateway, "sysctl", "-qw", "net.ipv4.ip_forward=1"]);
+  } catch (e) {
+    topology.destroy();
+    throw e;
+  }
+  return topology;
+}
