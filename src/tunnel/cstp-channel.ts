@@ -71,11 +71,14 @@ export class CstpChannel implements PacketSink {
       this.finish({ kind: "protocol_error", detail: result.error.message }, false);
       return;
     }
-    if (!this.dialect && this.decoder.dialect) {
-      this.dialect = this.decoder.dialect;
-      for (const packet of this.pending) this.sendFrame(CstpType.DATA, packet);
-      this.pending = [];
-    }
+  }
+
+  /** The first frame told the dialect: answer in kind, and flush what waited for it. */
+  private adoptDialect(): void {
+    this.dialect = this.decoder.dialect;
+    const waiting = this.pending;
+    this.pending = [];
+    for (const packet of waiting) this.sendPacket(packet);
   }
 
   /** A downstream IP packet from the router. */
@@ -124,6 +127,7 @@ export class CstpChannel implements PacketSink {
   }
 
   private readonly onFrame = (type: number, payload: Uint8Array): void => {
+    if (!this.dialect) this.adoptDialect();
     switch (type) {
       case CstpType.DATA:
         this.packetsIn++;
