@@ -124,5 +124,17 @@ for (const variant of variants) {
       expect(oc.stderr() + oc.stdout()).toContain("You are not a member of group ops");
       expect(scriptEnv(state, "connect")).toBeUndefined();
     }, 60_000);
+
+    // Last: it stops the gateway.
+    test("stopping the gateway ends the sessions: openconnect is told and exits", async () => {
+      const state = stateDir("stop");
+      const oc = startOpenconnect(topology, procs, { user: "alice", password: "alice-pass-1", pin: gw.pin, stateDir: state, interface: "oc2", flags: ["--no-dtls", "--authgroup", "staff"] });
+      await waitForScript(state, "connect");
+      gw.process.child.kill("SIGTERM");
+      expect(await gw.process.exited).toBe(0);
+      await oc.exited;
+      expect(oc.stderr() + oc.stdout()).toContain("terminate");
+      expect(gw.process.stderr()).toMatch(/session ended session=\S+ user=alice reason=server_stop/);
+    }, 60_000);
   });
 }
