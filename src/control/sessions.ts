@@ -1,4 +1,5 @@
 import { createHash, randomBytes } from "node:crypto";
+import { TrafficCounters } from "../net/traffic-counters.ts";
 import type { CompiledPolicy } from "./group-policy.ts";
 
 /** Why a session or its connection ended; shown in logs, events and (later) the API. */
@@ -10,9 +11,26 @@ export type EndReason =
   | "dpd_timeout"
   | "replaced"; // the same cookie connected again on a new connection
 
-/** What the registry needs from a live tunnel connection: a way to end it. */
+/** What the registry needs from a live tunnel connection: a way to end it, and what to show about it. */
 export interface LiveConnection {
   close(reason: EndReason): void;
+  readonly info: ConnectionInfo;
+}
+
+/** What an operator sees about the current connection of a session (API, CLI). */
+export interface ConnectionInfo {
+  clientAddress: string;
+  clientPort: number;
+  userAgent: string;
+  /** X-CSTP-Hostname as sent by the client: attacker-controlled text, shown escaped. */
+  hostname: string;
+  connectedAt: number;
+  /** The channel downstream packets use now, and its cipher suite. */
+  channel: "cstp" | "dtls";
+  cipher: string;
+  mtu: number;
+  /** When the client last sent anything (a DPD, keepalive or data frame). */
+  lastRxAt(): number;
 }
 
 export interface Session {
@@ -28,6 +46,8 @@ export interface Session {
   /** Client address leased on the first CONNECT; kept across reconnects (PROTOCOL.md §8.2). */
   address?: number;
   connection?: LiveConnection;
+  /** Packets and bytes of all of this session's connections. */
+  readonly traffic: TrafficCounters;
   /** While no connection is attached, the cookie is valid until then. */
   disconnectedSince: number;
   ended: boolean;
@@ -61,6 +81,7 @@ export class SessionRegistry {
       tokenHash: hashToken(token),
       ...input,
       createdAt: this.now(),
+      traffic: new TrafficCounters(),
       disconnectedSince: this.now(),
       ended: false,
     };

@@ -1,5 +1,6 @@
 import type { DropCounters } from "../net/drop-counters.ts";
 import type { PacketSink } from "../net/router.ts";
+import type { TrafficCounters } from "../net/traffic-counters.ts";
 import { CstpDecoder, CstpType, encodeFrame, type CstpDialect } from "./cstp-codec.ts";
 import { CstpWriter, type FrameSocket } from "./cstp-writer.ts";
 
@@ -24,6 +25,8 @@ export interface CstpChannelOptions {
   dpdSeconds: number;
   maxQueuedFrames: number;
   drops: DropCounters;
+  /** The session's counters: they outlive this connection. */
+  traffic: TrafficCounters;
   now(): number;
   onPacket(packet: Uint8Array): void;
   onEnd(end: ChannelEnd): void;
@@ -43,13 +46,10 @@ export class CstpChannel implements PacketSink {
   private readonly writer: CstpWriter;
   private dialect: CstpDialect | undefined;
   private pending: Uint8Array[] = [];
-  private lastRx: number;
+  /** When the last frame arrived (any frame is proof of life). */
+  lastRx: number;
   private dpdSentAt = 0;
   private ended = false;
-  packetsIn = 0;
-  packetsOut = 0;
-  bytesIn = 0;
-  bytesOut = 0;
 
   constructor(
     private readonly socket: ChannelSocket,
@@ -90,8 +90,8 @@ export class CstpChannel implements PacketSink {
       return;
     }
     if (this.sendFrame(CstpType.DATA, packet)) {
-      this.packetsOut++;
-      this.bytesOut += packet.length;
+      this.o.traffic.packetsOut++;
+      this.o.traffic.bytesOut += packet.length;
     } else this.o.drops.count("queue_full");
   }
 
@@ -130,8 +130,8 @@ export class CstpChannel implements PacketSink {
     if (!this.dialect) this.adoptDialect();
     switch (type) {
       case CstpType.DATA:
-        this.packetsIn++;
-        this.bytesIn += payload.length;
+        this.o.traffic.packetsIn++;
+        this.o.traffic.bytesIn += payload.length;
         this.o.onPacket(payload);
         return;
       case CstpType.DPD_REQ:

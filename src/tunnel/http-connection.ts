@@ -76,7 +76,17 @@ export function serveConnection(socket: TLSSocket, front: TunnelFront): void {
     if (decision.kind === "refuse") return respond(decision.response, true);
     socket.setTimeout(0);
     socket.setNoDelay(true);
-    channel = startTunnel(front.plane, socket, decision.session, decision.params, decision.dialect, formatConnectResponse(decision.headers));
+    const cipher = socket.getCipher();
+    channel = startTunnel(front.plane, socket, decision.session, decision.params, decision.dialect, formatConnectResponse(decision.headers), {
+      clientAddress: socket.remoteAddress ?? "",
+      clientPort: socket.remotePort ?? 0,
+      userAgent: request.headers.get("user-agent") ?? "",
+      hostname: request.headers.get("x-cstp-hostname") ?? "",
+      connectedAt: front.plane.now(),
+      channel: "cstp",
+      cipher: cipher ? `${socket.getProtocol() ?? "TLS"} ${cipher.name}` : "unknown",
+      mtu: decision.params.mtu,
+    });
     const early = reader.takeRemainder();
     if (early.length > 0) channel.receive(early);
   }

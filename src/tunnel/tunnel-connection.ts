@@ -1,4 +1,4 @@
-import type { EndReason, LiveConnection, Session, SessionRegistry } from "../control/sessions.ts";
+import type { ConnectionInfo, EndReason, LiveConnection, Session, SessionRegistry } from "../control/sessions.ts";
 import type { DropCounters } from "../net/drop-counters.ts";
 import type { Firewall } from "../net/firewall.ts";
 import type { Router } from "../net/router.ts";
@@ -31,6 +31,7 @@ export function startTunnel(
   params: TunnelParams,
   dialect: CstpDialect | undefined,
   responseHead: Uint8Array,
+  info: Omit<ConnectionInfo, "lastRxAt">,
 ): CstpChannel {
   const endpoint = { address: params.address };
   const channel: CstpChannel = new CstpChannel(socket, {
@@ -39,6 +40,7 @@ export function startTunnel(
     dpdSeconds: params.dpdSeconds,
     maxQueuedFrames: 256,
     drops: plane.drops,
+    traffic: session.traffic,
     now: plane.now,
     onPacket: (packet) => {
       if (!plane.firewall.allowFromClient(endpoint, packet)) return;
@@ -47,6 +49,7 @@ export function startTunnel(
     onEnd: (end) => ended(end),
   });
   const connection: LiveConnection = {
+    info: { ...info, lastRxAt: () => channel.lastRx },
     close: (reason: EndReason) => (reason === "replaced" || reason === "dpd_timeout" ? channel.abort() : channel.terminate()),
   };
   const ended = (end: ChannelEnd) => {

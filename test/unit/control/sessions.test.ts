@@ -11,7 +11,8 @@ const fixture = () => {
 };
 const connection = () => {
   const closed: EndReason[] = [];
-  const c: LiveConnection & { closed: EndReason[] } = { closed, close: (r) => closed.push(r) };
+  const info = { clientAddress: "203.0.113.2", clientPort: 1, userAgent: "t", hostname: "h", connectedAt: 0, channel: "cstp" as const, cipher: "x", mtu: 1400, lastRxAt: () => 0 };
+  const c: LiveConnection & { closed: EndReason[] } = { closed, info, close: (r) => closed.push(r) };
   return c;
 };
 

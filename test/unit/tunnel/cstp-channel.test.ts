@@ -1,5 +1,6 @@
 import { describe, expect, test } from "bun:test";
 import { DropCounters } from "../../../src/net/drop-counters.ts";
+import { TrafficCounters } from "../../../src/net/traffic-counters.ts";
 import { CstpChannel, type ChannelEnd, type ChannelSocket } from "../../../src/tunnel/cstp-channel.ts";
 import { CstpType, encodeFrame } from "../../../src/tunnel/cstp-codec.ts";
 
@@ -36,6 +37,7 @@ function channel(options: { dialect?: "stf" | "compact"; maxQueuedFrames?: numbe
     dpdSeconds: 30,
     maxQueuedFrames: options.maxQueuedFrames ?? 256,
     drops,
+    traffic: new TrafficCounters(),
     now: () => now,
     onPacket: (p) => packets.push(p.slice()),
     onEnd: (e) => ends.push(e),

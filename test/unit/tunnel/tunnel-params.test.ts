@@ -37,7 +37,7 @@ describe("negotiateTunnel and the CONNECT headers", () => {
   });
 
   test("mobile clients get the mobile DPD, also as X-CSTP-DPD (openconnect reads only that)", () => {
-    for (const h of [{ "X-AnyConnect-Identifier-Platform": "android" }, { "User-Agent": "Cisco AnyConnect VPN Agent for Apple iPhone 5.1" }]) {
+    for (const h of [{ "X-AnyConnect-Identifier-Platform": "android" }, { "User-Agent": "Cisco AnyConnect VPN Agent for Apple iPhone 5.1" }] as Record<string, string>[]) {
       const sent = new Map(cstpHeaders(negotiateTunnel(headers(h), address, policy, defaults)));
       expect(sent.get("X-CSTP-DPD")).toBe("600");
       expect(sent.get("X-CSTP-Mobile-DPD")).toBe("600");
