@@ -1,7 +1,12 @@
 import { defineCommand } from "citty";
+import { existsSync } from "node:fs";
+import { join } from "node:path";
+import { storedSettingsDocument } from "../control/settings.ts";
+import { openSqliteStore } from "../store/sqlite-store.ts";
 import { gatewayConfigSchema, type GatewayConfig } from "../config/gateway-config.ts";
 import { validationError } from "../control/zod-errors.ts";
 import { GwError } from "../errors.ts";
+import { serveHttps } from "../runtime/bun/https-server.ts";
 import { bunPasswordHasher } from "../runtime/bun/password-hasher.ts";
 import { openTun } from "../runtime/bun/tun-device.ts";
 import { startGateway } from "../serve/gateway.ts";
@@ -20,6 +25,7 @@ const serveArgs = {
   mtu: { type: "string", description: "Tunnel MTU (default 1400)" },
   dpd: { type: "string", description: "Dead-peer-detection interval in seconds (default 30)" },
   keepalive: { type: "string", description: "Keepalive interval in seconds (default 20)" },
+  "api-listen": { type: "string", description: "Management API HOST:PORT, TLS with the gateway's certificate (default 0.0.0.0:8443)" },
 } as const;
 
 export const serveCommand = defineCommand({
@@ -27,14 +33,15 @@ export const serveCommand = defineCommand({
   args: serveArgs,
   async run({ args, rawArgs }) {
     rejectUnknownOptions(rawArgs, serveArgs);
-    const config = parseServeConfig(args);
+    const { config, flagged } = parseServeConfig(args);
     const log = (message: string) => console.error(`${new Date().toISOString()} ${message}`);
-    const started = await startGateway(config, { openTun, hasher: bunPasswordHasher, log });
+    const started = await startGateway(config, { openTun, hasher: bunPasswordHasher, serveHttps, log, flagged });
     if (!started.ok) throw started.error;
     const gateway = started.value;
     if (gateway.adminToken) {
       console.log(`admin API token (shown once; store it now): ${gateway.adminToken}`);
     }
+    console.log(`management API: ${gateway.api.url} (gw --url ${gateway.api.url} --pin ${gateway.pin})`);
     console.log(`server certificate pin: ${gateway.pin}`);
     await new Promise<void>((resolve) => {
       const stop = async (signal: string) => {
@@ -48,9 +55,13 @@ export const serveCommand = defineCommand({
   },
 });
 
-function parseServeConfig(args: Record<string, unknown>): GatewayConfig {
-  const input = {
-    dataDir: dataDirFrom(args as { "data-dir"?: string }),
+/**
+ * The settings of this run: the document stored in the data directory (`gw config set`), with
+ * the flags given on the command line on top (a flag wins for this run only).
+ */
+function parseServeConfig(args: Record<string, unknown>): { config: GatewayConfig; flagged: string[] } {
+  const dataDir = dataDirFrom(args as { "data-dir"?: string });
+  const flags = {
     listen: args.listen,
     port: intOption(args.port, "port"),
     certFile: args.cert,
@@ -61,12 +72,33 @@ function parseServeConfig(args: Record<string, unknown>): GatewayConfig {
     mtu: intOption(args.mtu, "mtu"),
     dpd: intOption(args.dpd, "dpd"),
     keepalive: intOption(args.keepalive, "keepalive"),
+    apiListen: args["api-listen"],
   };
-  const defined = Object.fromEntries(Object.entries(input).filter(([, v]) => v !== undefined));
-  const parsed = gatewayConfigSchema.safeParse(defined);
+  const defined = Object.fromEntries(Object.entries(flags).filter(([, v]) => v !== undefined));
+  const stored = readStoredDocument(dataDir);
+  // --cert/--key replace a stored pair as a whole.
+  if ("certFile" in defined || "keyFile" in defined) {
+    delete stored.certFile;
+    delete stored.keyFile;
+  }
+  const parsed = gatewayConfigSchema.safeParse({ ...stored, ...defined, dataDir });
   if (!parsed.success) {
     const r = validationError(parsed.error, "configuration");
     throw r.ok ? new GwError("invalid_config", "invalid configuration") : new GwError("invalid_config", r.error.message, r.error.details);
   }
-  return parsed.data;
+  return { config: parsed.data, flagged: Object.keys(defined) };
+}
+
+/** The stored settings document, if the data directory has a store already (nothing is created here). */
+function readStoredDocument(dataDir: string): Record<string, unknown> {
+  if (!existsSync(join(dataDir, "gw.db"))) return {};
+  const store = openSqliteStore(join(dataDir, "gw.db"));
+  if (!store.ok) throw store.error;
+  try {
+    const doc = storedSettingsDocument(store.value);
+    if (!doc.ok) throw doc.error;
+    return { ...doc.value };
+  } finally {
+    store.value.close();
+  }
 }

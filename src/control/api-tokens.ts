@@ -10,7 +10,8 @@ export function hashApiSecret(secret: string): string {
  * secret, to be printed once. Only the hash is stored; later starts return undefined.
  */
 export function ensureAdminToken(store: Store, now: number): string | undefined {
-  if (store.listApiTokens().length > 0 || store.getMeta("admin_token_issued") === "1") return undefined;
+  // The server's own local-cli token (serve/api-discovery.ts) does not count.
+  if (store.listApiTokens().some((t) => t.name !== "local-cli") || store.getMeta("admin_token_issued") === "1") return undefined;
   const secret = `gw_${randomBytes(32).toString("base64url")}`;
   store.transaction(() => {
     store.insertApiToken({

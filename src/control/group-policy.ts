@@ -2,13 +2,13 @@ import { createHash } from "node:crypto";
 import { z } from "zod";
 import { parseCidr, parseIpv4, type Ipv4Cidr } from "../net/ipv4.ts";
 
-const cidrText = z.string().refine((s) => parseCidr(s).ok, {
+export const cidrText = z.string().refine((s) => parseCidr(s).ok, {
   error: (issue) => {
     const r = parseCidr(String(issue.input));
     return r.ok ? "invalid network" : r.error.message;
   },
 });
-const ipv4Text = z.string().refine((s) => parseIpv4(s) !== undefined, { error: (i) => `"${String(i.input)}" is not an IPv4 address` });
+export const ipv4Text = z.string().refine((s) => parseIpv4(s) !== undefined, { error: (i) => `"${String(i.input)}" is not an IPv4 address` });
 const domainText = z
   .string()
   .regex(/^(?=.{1,253}$)([A-Za-z0-9]([A-Za-z0-9-]{0,61}[A-Za-z0-9])?)(\.[A-Za-z0-9]([A-Za-z0-9-]{0,61}[A-Za-z0-9])?)*$/, "not a valid domain name");
@@ -27,6 +27,12 @@ export const groupPolicySchema = z
     dpdSeconds: z.number().int().min(0).max(3600).optional(),
     keepaliveSeconds: z.number().int().min(0).max(86400).optional(),
     mobileDpdSeconds: z.number().int().min(0).max(86400).optional(),
+    /** A session whose tunnel carried no data packet for this long is ended (0 or absent: never). */
+    idleTimeoutSeconds: z.number().int().min(0).max(86400 * 30).optional(),
+    /** A session is ended this long after login, connected or not (0 or absent: never). */
+    sessionTimeoutSeconds: z.number().int().min(0).max(86400 * 365).optional(),
+    /** Logins beyond this many live sessions of one user are refused (absent: no limit). */
+    maxSessionsPerUser: z.number().int().min(1).max(1000).optional(),
   })
   .strict();
 
@@ -42,6 +48,9 @@ export interface CompiledPolicy {
   dpdSeconds?: number;
   keepaliveSeconds?: number;
   mobileDpdSeconds?: number;
+  idleTimeoutSeconds?: number;
+  sessionTimeoutSeconds?: number;
+  maxSessionsPerUser?: number;
 }
 
 export function compilePolicy(policy: GroupPolicy): CompiledPolicy {

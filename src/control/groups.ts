@@ -1,32 +1,71 @@
+import { z } from "zod";
 import { err, ok, type Result } from "../errors.ts";
 import type { GroupRecord } from "../store/records.ts";
 import type { Store } from "../store/store.ts";
-import { groupPolicySchema, type GroupPolicy } from "./group-policy.ts";
+import type { Actor } from "./audit.ts";
+import type { ChangeContext } from "./change-context.ts";
+import { emptyPolicy, groupPolicySchema, type GroupPolicy } from "./group-policy.ts";
 import { groupNameSchema } from "./names.ts";
+import { mergePatch } from "./patch.ts";
 import { validationError } from "./zod-errors.ts";
 
-export interface GroupView {
-  name: string;
-  policy: GroupPolicy;
-  members: string[];
-  createdAt: number;
-}
+export const groupViewSchema = z.object({
+  name: z.string(),
+  policy: groupPolicySchema,
+  members: z.array(z.string()),
+  createdAt: z.number().int(),
+});
+export type GroupView = z.infer<typeof groupViewSchema>;
 
+/**
+ * Groups are tunnel policies. A change is stored at once and applies to sessions that log in
+ * afterwards; live sessions keep the policy they were given at login (the client got it in
+ * the CONNECT answer and the protocol has no way to push a new one); that holds for the idle
+ * and session timeouts and the session limit too.
+ */
 export class GroupService {
   constructor(
     private readonly store: Store,
     private readonly now: () => number,
+    private readonly context?: ChangeContext,
   ) {}
 
-  add(name: string, policyInput: unknown): Result<GroupView> {
+  add(name: string, policyInput: unknown, actor: Actor = "local-cli"): Result<GroupView> {
     const parsedName = groupNameSchema.safeParse(name);
     if (!parsedName.success) return validationError(parsedName.error, "group name");
     const policy = groupPolicySchema.safeParse(policyInput);
     if (!policy.success) return validationError(policy.error, `policy for group ${name}`);
-    if (this.store.getGroup(name)) return err("group_exists", `group ${name} already exists: use 'gw group set' to change it`);
     const record: GroupRecord = { name, policyJson: JSON.stringify(policy.data), createdAt: this.now() };
-    this.store.insertGroup(record);
+    const added = this.store.transaction(() => {
+      if (this.store.getGroup(name)) return false;
+      this.store.insertGroup(record);
+      this.context?.audit.record(actor, "group.create", name, null, this.view(record));
+      return true;
+    });
+    if (!added) return err("group_exists", `group ${name} already exists: use 'gw group set' to change it`);
+    this.context?.events.emit({ type: "group.created", name, actor });
     return ok(this.view(record));
+  }
+
+  /** PUT: creates the group or replaces its whole policy. Idempotent. */
+  replace(name: string, policyInput: unknown, actor: Actor): Result<{ group: GroupView; created: boolean }> {
+    const parsedName = groupNameSchema.safeParse(name);
+    if (!parsedName.success) return validationError(parsedName.error, "group name");
+    const policy = groupPolicySchema.safeParse(policyInput);
+    if (!policy.success) return validationError(policy.error, `policy for group ${name}`);
+    return this.write(name, policy.data, actor);
+  }
+
+  /** PATCH: a merge patch of the policy (null removes an optional field), validated as a whole. */
+  patch(name: string, patchInput: unknown, actor: Actor): Result<GroupView> {
+    const current = this.get(name);
+    if (!current.ok) return current;
+    const merged = mergePatch(current.value.policy, patchInput);
+    if (!merged.ok) return merged;
+    const policy = groupPolicySchema.safeParse(merged.value);
+    if (!policy.success) return validationError(policy.error, `policy for group ${name}`);
+    const written = this.write(name, policy.data, actor);
+    return written.ok ? ok(written.value.group) : written;
   }
 
   get(name: string): Result<GroupView> {
@@ -39,14 +78,21 @@ export class GroupService {
     return this.store.listGroups().map((r) => this.view(r));
   }
 
-  remove(name: string): Result<void> {
-    if (!this.store.getGroup(name)) return err("group_not_found", `no group named ${name}`);
-    const members = this.store.groupMembers(name);
-    if (members.length > 0) {
-      return err("group_in_use", `group ${name} still has members (${members.join(", ")}): remove them from it first`);
-    }
-    this.store.deleteGroup(name);
-    return ok(undefined);
+  remove(name: string, actor: Actor = "local-cli"): Result<void> {
+    const outcome = this.store.transaction((): Result<void> => {
+      const record = this.store.getGroup(name);
+      if (!record) return err("group_not_found", `no group named ${name}`);
+      const members = this.store.groupMembers(name);
+      if (members.length > 0) {
+        return err("group_in_use", `group ${name} still has members (${members.join(", ")}): remove them from it first`);
+      }
+      const before = this.view(record);
+      this.store.deleteGroup(name);
+      this.context?.audit.record(actor, "group.delete", name, before, null);
+      return ok(undefined);
+    });
+    if (outcome.ok) this.context?.events.emit({ type: "group.deleted", name, actor });
+    return outcome;
   }
 
   /** The stored policy, re-validated: a row edited by hand never reaches a tunnel unchecked. */
@@ -56,11 +102,26 @@ export class GroupService {
     return parseStoredPolicy(record);
   }
 
+  private write(name: string, policy: GroupPolicy, actor: Actor): Result<{ group: GroupView; created: boolean }> {
+    const result = this.store.transaction(() => {
+      const existing = this.store.getGroup(name);
+      const before = existing ? this.view(existing) : null;
+      const record: GroupRecord = { name, policyJson: JSON.stringify(policy), createdAt: existing?.createdAt ?? this.now() };
+      if (existing) this.store.updateGroup(record);
+      else this.store.insertGroup(record);
+      const after = this.view(record);
+      if (JSON.stringify(before) !== JSON.stringify(after)) this.context?.audit.record(actor, existing ? "group.update" : "group.create", name, before, after);
+      return { group: after, created: !existing, changed: JSON.stringify(before) !== JSON.stringify(after) };
+    });
+    if (result.changed) this.context?.events.emit({ type: result.created ? "group.created" : "group.updated", name, actor });
+    return ok({ group: result.group, created: result.created });
+  }
+
   private view(record: GroupRecord): GroupView {
     const policy = parseStoredPolicy(record);
     return {
       name: record.name,
-      policy: policy.ok ? policy.value : { routes: [], excludeRoutes: [], dns: [] },
+      policy: policy.ok ? policy.value : emptyPolicy,
       members: this.store.groupMembers(record.name),
       createdAt: record.createdAt,
     };

@@ -9,6 +9,8 @@ export type EndReason =
   | "admin" // ended by an operator
   | "server_stop"
   | "dpd_timeout"
+  | "idle_timeout" // the group's idle timeout: no data packet for that long
+  | "session_timeout" // the group's session timeout since login
   | "replaced"; // the same cookie connected again on a new connection
 
 /** What the registry needs from a live tunnel connection: a way to end it, and what to show about it. */
@@ -68,6 +70,10 @@ export class SessionRegistry {
   private readonly byTokenHash = new Map<string, Session>();
   private readonly byId = new Map<string, Session>();
   private readonly endListeners: ((session: Session, reason: EndReason) => void)[] = [];
+  private readonly attachListeners: ((session: Session, connection: LiveConnection) => void)[] = [];
+  private readonly channelListeners: ((session: Session, channel: "cstp" | "dtls", cipher: string) => void)[] = [];
+  /** Packet count and time of the last change, per session, for the idle timeout. */
+  private readonly activity = new WeakMap<Session, { packets: number; since: number }>();
 
   constructor(
     private readonly cookieTimeoutMs: number,
@@ -114,6 +120,20 @@ export class SessionRegistry {
     const previous = session.connection;
     session.connection = connection;
     if (previous && previous !== connection) previous.close("replaced");
+    for (const listener of this.attachListeners) listener(session, connection);
+  }
+
+  onAttach(listener: (session: Session, connection: LiveConnection) => void): void {
+    this.attachListeners.push(listener);
+  }
+
+  /** The data plane tells the control plane that downstream moved to another channel (events). */
+  channelChanged(session: Session, channel: "cstp" | "dtls", cipher: string): void {
+    for (const listener of this.channelListeners) listener(session, channel, cipher);
+  }
+
+  onChannelChange(listener: (session: Session, channel: "cstp" | "dtls", cipher: string) => void): void {
+    this.channelListeners.push(listener);
   }
 
   /** The connection went away without a logout: the cookie stays valid for the grace period. */
@@ -138,11 +158,28 @@ export class SessionRegistry {
     this.endListeners.push(listener);
   }
 
-  /** Ends sessions whose cookie expired while disconnected. Call periodically. */
+  /**
+   * Ends sessions whose cookie expired while disconnected, and those past their group's
+   * session or idle timeout. Call periodically.
+   */
   sweep(): void {
-    for (const session of this.byId.values()) {
+    const now = this.now();
+    for (const session of [...this.byId.values()]) {
       if (this.isExpired(session)) this.end(session, "cookie_expired");
+      else if (session.policy.sessionTimeoutSeconds && now - session.createdAt >= session.policy.sessionTimeoutSeconds * 1000) this.end(session, "session_timeout");
+      else if (session.policy.idleTimeoutSeconds && this.idleFor(session, now) >= session.policy.idleTimeoutSeconds * 1000) this.end(session, "idle_timeout");
     }
+  }
+
+  private idleFor(session: Session, now: number): number {
+    const packets = session.traffic.packetsIn + session.traffic.packetsOut;
+    const seen = this.activity.get(session);
+    if (!seen || seen.packets !== packets) {
+      const since = !seen && packets === 0 ? session.createdAt : now;
+      this.activity.set(session, { packets, since });
+      return now - since;
+    }
+    return now - seen.since;
   }
 
   endAll(reason: EndReason): void {

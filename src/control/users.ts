@@ -1,72 +1,144 @@
+import { z } from "zod";
 import { err, ok, type Result } from "../errors.ts";
+import { parseIpv4 } from "../net/ipv4.ts";
 import type { PasswordHasher } from "../runtime/password-hasher.ts";
 import type { UserRecord } from "../store/records.ts";
 import type { Store } from "../store/store.ts";
-import { userNameSchema } from "./names.ts";
+import type { Actor } from "./audit.ts";
+import type { ChangeContext } from "./change-context.ts";
+import { cidrText, ipv4Text } from "./group-policy.ts";
+import { groupNameSchema, userNameSchema } from "./names.ts";
+import { mergePatch } from "./patch.ts";
 import { validationError } from "./zod-errors.ts";
 
-export interface UserView {
-  name: string;
-  groups: string[];
-  disabled: boolean;
-  hasPassword: boolean;
-  failedLogins: number;
-  lastLoginAt: number | null;
-  createdAt: number;
-}
+export const MAX_PASSWORD_LENGTH = 1024;
+
+/** Per-user overrides of the group policy, handed to the session at login. */
+export const userOverridesSchema = z
+  .object({
+    /** Always this client address (it must lie in the pool; a second session of the user is refused). */
+    staticAddress: ipv4Text.optional(),
+    /** Networks added to the group's split-include routes for this user. */
+    routes: z.array(cidrText).max(200).default([]),
+  })
+  .strict();
+export type UserOverrides = z.infer<typeof userOverridesSchema>;
+
+/** A user as written through the API (PUT body; POST adds the name). `password` is write-only. */
+export const userDocumentSchema = z
+  .object({
+    groups: z.array(groupNameSchema).max(32).default([]),
+    disabled: z.boolean().default(false),
+    password: z.string().min(1, "the password is empty").max(MAX_PASSWORD_LENGTH).optional(),
+    staticAddress: ipv4Text.optional(),
+    routes: z.array(cidrText).max(200).default([]),
+  })
+  .strict();
+export const newUserSchema = userDocumentSchema.extend({ name: userNameSchema }).strict();
+export type UserDocument = z.infer<typeof userDocumentSchema>;
+
+export const userViewSchema = z.object({
+  name: z.string(),
+  groups: z.array(z.string()),
+  disabled: z.boolean(),
+  hasPassword: z.boolean(),
+  staticAddress: z.string().optional(),
+  routes: z.array(z.string()),
+  failedLogins: z.number().int(),
+  lastLoginAt: z.number().int().nullable(),
+  createdAt: z.number().int(),
+});
+export type UserView = z.infer<typeof userViewSchema>;
 
 export interface NewUser {
   name: string;
   password?: string;
   groups: string[];
+  disabled?: boolean;
+  staticAddress?: string;
+  routes?: string[];
 }
 
 /** A password nobody can type: a user added without one cannot log in with a password. */
 const NO_PASSWORD = "!";
 
-export const MAX_PASSWORD_LENGTH = 1024;
-
+/**
+ * VPN users. Disabling or deleting a user ends the user's live sessions at once; other changes
+ * (groups, overrides, password) apply from the next login.
+ */
 export class UserService {
   constructor(
     private readonly store: Store,
     private readonly hasher: PasswordHasher,
     private readonly now: () => number,
+    private readonly context?: ChangeContext,
   ) {}
 
-  async add(input: NewUser): Promise<Result<UserView>> {
-    const name = userNameSchema.safeParse(input.name);
-    if (!name.success) return validationError(name.error, "user name");
+  async add(input: NewUser, actor: Actor = "local-cli"): Promise<Result<UserView>> {
+    const doc = newUserSchema.safeParse(input);
+    if (!doc.success) return validationError(doc.error, `user ${input.name}`);
     if (this.store.getUser(input.name)) return err("user_exists", `user ${input.name} already exists`);
-    const groups = this.checkGroups(input.groups);
-    if (!groups.ok) return groups;
-    const password = checkPassword(input.password);
-    if (!password.ok) return password;
-    const record: UserRecord = {
-      name: input.name,
-      passwordHash: input.password === undefined ? NO_PASSWORD : await this.hasher.hash(input.password),
-      disabled: false,
-      groups: groups.value,
-      failedLogins: 0,
-      lastLoginAt: null,
-      createdAt: this.now(),
-    };
-    // Checked again after the (slow) hash: another writer may have added the same name meanwhile.
-    if (this.store.getUser(input.name)) return err("user_exists", `user ${input.name} already exists`);
-    this.store.insertUser(record);
-    return ok(toView(record));
+    const result = await this.write(doc.data.name, doc.data, actor, "create");
+    return result.ok ? ok(result.value.user) : result;
+  }
+
+  /** POST: the body is validated first (every problem with its path). */
+  create(input: unknown, actor: Actor): Promise<Result<UserView>> {
+    const doc = newUserSchema.safeParse(input);
+    if (!doc.success) return Promise.resolve(validationError(doc.error, "user"));
+    return this.add(doc.data, actor);
+  }
+
+  /** PUT: creates the user or replaces every field; without `password` the current one is kept. */
+  async replace(name: string, input: unknown, actor: Actor): Promise<Result<{ user: UserView; created: boolean }>> {
+    const parsedName = userNameSchema.safeParse(name);
+    if (!parsedName.success) return validationError(parsedName.error, "user name");
+    const doc = userDocumentSchema.safeParse(input);
+    if (!doc.success) return validationError(doc.error, `user ${name}`);
+    return this.write(name, doc.data, actor, "upsert");
+  }
+
+  /** PATCH: a merge patch (null removes staticAddress), validated as a whole. */
+  async patch(name: string, patchInput: unknown, actor: Actor): Promise<Result<UserView>> {
+    const record = this.store.getUser(name);
+    if (!record) return notFound(name);
+    const view = toView(record);
+    const current: Record<string, unknown> = { groups: view.groups, disabled: view.disabled, routes: view.routes };
+    if (view.staticAddress) current.staticAddress = view.staticAddress;
+    const merged = mergePatch(current, patchInput);
+    if (!merged.ok) return merged;
+    const doc = userDocumentSchema.safeParse(merged.value);
+    if (!doc.success) return validationError(doc.error, `user ${name}`);
+    const result = await this.write(name, doc.data, actor, "update");
+    return result.ok ? ok(result.value.user) : result;
   }
 
   get(name: string): Result<UserView> {
     const record = this.store.getUser(name);
-    return record ? ok(toView(record)) : err("user_not_found", `no user named ${name}: 'gw user list' shows the users`);
+    return record ? ok(toView(record)) : notFound(name);
   }
 
   list(): UserView[] {
     return this.store.listUsers().map(toView);
   }
 
-  remove(name: string): Result<void> {
-    return this.store.deleteUser(name) ? ok(undefined) : err("user_not_found", `no user named ${name}`);
+  remove(name: string, actor: Actor = "local-cli"): Result<void> {
+    const removed = this.store.transaction(() => {
+      const record = this.store.getUser(name);
+      if (!record) return false;
+      this.store.deleteUser(name);
+      this.context?.audit.record(actor, "user.delete", name, toView(record), null);
+      return true;
+    });
+    if (!removed) return notFound(name);
+    this.context?.events.emit({ type: "user.deleted", name, actor });
+    this.endSessionsOf(name);
+    return ok(undefined);
+  }
+
+  /** The overrides stored for a user, re-validated (a hand-edited row never reaches a tunnel unchecked). */
+  overridesOf(record: UserRecord): UserOverrides {
+    return parseOverrides(record.overridesJson);
   }
 
   /**
@@ -94,31 +166,81 @@ export class UserService {
     return this.dummy;
   }
 
-  private checkGroups(groups: string[]): Result<string[]> {
-    const unique = [...new Set(groups)];
-    const missing = unique.filter((g) => !this.store.getGroup(g));
-    if (missing.length > 0) {
-      return err("group_not_found", `unknown group ${missing.join(", ")}: create it first with 'gw group add ${missing[0]}'`);
-    }
-    return ok(unique);
+  /**
+   * Hashes first (slow, async), then checks and writes in one transaction with the audit
+   * record, so a concurrent writer never sees half a change.
+   */
+  private async write(name: string, doc: UserDocument, actor: Actor, mode: "create" | "update" | "upsert"): Promise<Result<{ user: UserView; created: boolean }>> {
+    const groups = [...new Set(doc.groups)];
+    const passwordHash = doc.password === undefined ? undefined : await this.hasher.hash(doc.password);
+    const overrides: UserOverrides = { routes: doc.routes, ...(doc.staticAddress ? { staticAddress: doc.staticAddress } : {}) };
+    const outcome = this.store.transaction((): Result<{ user: UserView; created: boolean; before: UserView | null; changed: boolean }> => {
+      const missing = groups.filter((g) => !this.store.getGroup(g));
+      if (missing.length > 0) {
+        return err("group_not_found", `unknown group ${missing.join(", ")}: create it first with 'gw group add ${missing[0]}'`, missing.map((g) => ({ path: `groups.${doc.groups.indexOf(g)}`, message: `no group named ${g}` })));
+      }
+      const existing = this.store.getUser(name);
+      if (mode === "create" && existing) return err("user_exists", `user ${name} already exists`);
+      if (mode === "update" && !existing) return notFound(name);
+      const record: UserRecord = {
+        name,
+        passwordHash: passwordHash ?? existing?.passwordHash ?? NO_PASSWORD,
+        disabled: doc.disabled,
+        groups,
+        failedLogins: existing?.failedLogins ?? 0,
+        lastLoginAt: existing?.lastLoginAt ?? null,
+        createdAt: existing?.createdAt ?? this.now(),
+        overridesJson: JSON.stringify(overrides),
+      };
+      const before = existing ? toView(existing) : null;
+      const after = toView(record);
+      const changed = passwordHash !== undefined || JSON.stringify(before) !== JSON.stringify(after);
+      if (existing) this.store.updateUser(record);
+      else this.store.insertUser(record);
+      if (changed) this.context?.audit.record(actor, existing ? "user.update" : "user.create", name, before, passwordHash !== undefined ? { ...after, password: "(changed)" } : after);
+      return ok({ user: after, created: !existing, before, changed });
+    });
+    if (!outcome.ok) return outcome;
+    const { user, created, changed } = outcome.value;
+    if (changed) this.context?.events.emit({ type: created ? "user.created" : "user.updated", name, actor });
+    if (user.disabled) this.endSessionsOf(name);
+    return ok({ user, created });
+  }
+
+  private endSessionsOf(name: string): void {
+    const sessions = this.context?.sessions;
+    if (!sessions) return;
+    for (const session of sessions.list()) if (session.user === name) sessions.end(session, "admin");
   }
 }
 
-function checkPassword(password: string | undefined): Result<void> {
-  if (password === undefined) return ok(undefined);
-  if (password.length === 0) return err("invalid_input", "the password is empty");
-  if (password.length > MAX_PASSWORD_LENGTH) return err("invalid_input", `the password is longer than ${MAX_PASSWORD_LENGTH} characters`);
-  return ok(undefined);
+function notFound<T>(name: string): Result<T> {
+  return err("user_not_found", `no user named ${name}: 'gw user list' shows the users`);
+}
+
+function parseOverrides(json: string): UserOverrides {
+  try {
+    const parsed = userOverridesSchema.safeParse(JSON.parse(json));
+    if (parsed.success) return parsed.data;
+  } catch {}
+  return { routes: [] };
 }
 
 function toView(record: UserRecord): UserView {
+  const overrides = parseOverrides(record.overridesJson);
   return {
     name: record.name,
     groups: record.groups,
     disabled: record.disabled,
     hasPassword: record.passwordHash !== NO_PASSWORD,
+    ...(overrides.staticAddress ? { staticAddress: overrides.staticAddress } : {}),
+    routes: overrides.routes,
     failedLogins: record.failedLogins,
     lastLoginAt: record.lastLoginAt,
     createdAt: record.createdAt,
   };
+}
+
+export function staticAddressOf(overrides: UserOverrides): number | undefined {
+  return overrides.staticAddress ? parseIpv4(overrides.staticAddress) : undefined;
 }

@@ -47,6 +47,13 @@ export class AddressPool {
     return err("pool_exhausted", `address pool ${formatCidr(this.cidr)} is full: use a larger --pool`);
   }
 
+  /** Leases exactly this address (a static assignment); false when it is taken or not assignable. */
+  leaseExact(address: number): boolean {
+    if (!this.isAssignable(address) || this.leased.has(address)) return false;
+    this.leased.add(address);
+    return true;
+  }
+
   release(address: number): void {
     this.leased.delete(address);
   }

@@ -5,15 +5,15 @@ import { ensureAdminToken } from "../control/api-tokens.ts";
 import { AuthStats } from "../control/auth/auth-stats.ts";
 import { LoginFlow } from "../control/auth/login-flow.ts";
 import { PasswordStep } from "../control/auth/password-step.ts";
-import { GroupService } from "../control/groups.ts";
 import { SessionRegistry } from "../control/sessions.ts";
-import { UserService } from "../control/users.ts";
+import { ControlPlane } from "../control/control-plane.ts";
 import { err, ok, type Result } from "../errors.ts";
 import { AddressPool } from "../net/address-pool.ts";
 import { DropCounters } from "../net/drop-counters.ts";
 import { antiSpoofing, Firewall } from "../net/firewall.ts";
 import { formatCidr, formatIpv4, parseCidr } from "../net/ipv4.ts";
 import { Router } from "../net/router.ts";
+import type { ServeHttps } from "../runtime/https-server.ts";
 import type { PasswordHasher } from "../runtime/password-hasher.ts";
 import type { OpenTun, TunDevice } from "../runtime/tun.ts";
 import { openSqliteStore } from "../store/sqlite-store.ts";
@@ -24,11 +24,17 @@ import { listenTls } from "../tunnel/tls-listener.ts";
 import type { DataPlane } from "../tunnel/tunnel-connection.ts";
 import { VERSION } from "../version.ts";
 import { prepareDataDir } from "./data-dir.ts";
+import { startManagement, type RunningManagement } from "./management.ts";
 import { obtainServerCertificate } from "./server-certificate.ts";
+import { settingsOf } from "../config/gateway-config.ts";
 
 export interface GatewayDeps {
   openTun: OpenTun;
   hasher: PasswordHasher;
+  /** The management API's HTTPS listener. */
+  serveHttps: ServeHttps;
+  /** Settings given as `gw serve` flags: they override the stored document for this run. */
+  flagged?: readonly string[];
   log(message: string): void;
   now?(): number;
 }
@@ -39,12 +45,16 @@ export interface RunningGateway {
   adminToken?: string;
   address: { host: string; port: number };
   plane: DataPlane;
+  control: ControlPlane;
+  /** Where the management API listens (TLS with the gateway's certificate). */
+  api: { url: string; host: string; port: number };
   stop(): Promise<void>;
 }
 
 /** The composition root of `gw serve`: builds every part, in an order that fails early and cleans up. */
 export async function startGateway(config: GatewayConfig, deps: GatewayDeps): Promise<Result<RunningGateway>> {
   const now = deps.now ?? Date.now;
+  let stopped = false;
   const cleanups: (() => void | Promise<void>)[] = [];
   const fail = async <T>(r: Result<unknown> & { ok: false }): Promise<Result<T>> => {
     for (const c of cleanups.reverse()) await c();
@@ -88,10 +98,45 @@ export async function startGateway(config: GatewayConfig, deps: GatewayDeps): Pr
     for (const packet of packets) router.route(packet);
   });
 
-  const users = new UserService(store, deps.hasher, now);
-  const groups = new GroupService(store, now);
+  // ── Control plane (issue 4): users, groups, tokens, sessions, config, events, audit ──
+  const startedAt = now();
+  const control = new ControlPlane({
+    store,
+    hasher: deps.hasher,
+    sessions,
+    authStats: new AuthStats(),
+    now,
+    runtime: {
+      startedAt,
+      listeners: () => ({
+        tunnel: { host: config.listen, tcpPort: config.port, udpPort: null, tlsVersions: ["TLSv1.2", "TLSv1.3"] },
+        api: management ? { host: management.host, port: management.port, tlsVersions: ["TLSv1.2", "TLSv1.3"] } : null,
+      }),
+      tun: () => ({ name: device.name, state: stopped ? "down" : "up" }),
+      pool: () => ({ cidr: formatCidr(poolCidr.value), capacity: pool.capacity, used: pool.used }),
+      drops,
+      settings: {
+        current: () => settingsOf(config),
+        flagged: deps.flagged ?? [],
+        applyLive: (s) => Object.assign(config, { mtu: s.mtu, dpd: s.dpd, keepalive: s.keepalive, mobileDpd: s.mobileDpd }),
+      },
+    },
+  });
+  let management: RunningManagement | undefined;
+  const { users, groups } = control;
   const passwordStep = new PasswordStep(users);
-  const flow = new LoginFlow({ users, groups, sessions, stats: new AuthStats(), stepsFor: () => [passwordStep], now, log: deps.log });
+  const flow = new LoginFlow({
+    users,
+    groups,
+    sessions,
+    stats: control.authStats,
+    events: control.events,
+    reserveAddress: (address) => pool.leaseExact(address),
+    stepsFor: () => [passwordStep],
+    now,
+    log: deps.log,
+  });
+  // ── end control plane ──
 
   const listener = await listenTls({
     host: config.listen,
@@ -116,6 +161,15 @@ export async function startGateway(config: GatewayConfig, deps: GatewayDeps): Pr
   if (!listener.ok) return fail(listener);
   const server: Server = listener.value;
 
+  // ── Management API (issue 4): its own TLS port, never the tunnel port ──
+  const api = startManagement({ control, config, dataDir: dataDir.value, certPem: cert.value.certPem, keyPem: cert.value.keyPem, pin: cert.value.pin, serveHttps: deps.serveHttps, log: deps.log });
+  if (!api.ok) {
+    await new Promise<void>((resolve) => server.close(() => resolve()));
+    return fail(api);
+  }
+  management = api.value;
+  // ── end management API ──
+
   const housekeeping = setInterval(() => {
     sessions.sweep();
     const t = now();
@@ -124,19 +178,21 @@ export async function startGateway(config: GatewayConfig, deps: GatewayDeps): Pr
 
   const adminToken = ensureAdminToken(store, now());
   deps.log(
-    `gw ${VERSION} ready: TLS on ${config.listen}:${config.port}, tun ${device.name} ${formatIpv4(pool.gatewayAddress)}/${poolCidr.value.prefixLength}, pool ${formatCidr(poolCidr.value)}, certificate ${cert.value.source} ${cert.value.pin}`,
+    `gw ${VERSION} ready: TLS on ${config.listen}:${config.port}, tun ${device.name} ${formatIpv4(pool.gatewayAddress)}/${poolCidr.value.prefixLength}, pool ${formatCidr(poolCidr.value)}, certificate ${cert.value.source} ${cert.value.pin}, management API ${management.url}`,
   );
 
-  let stopped = false;
   return ok({
     pin: cert.value.pin,
     adminToken,
     address: { host: config.listen, port: config.port },
     plane,
+    control,
+    api: { url: management.url, host: management.host, port: management.port },
     async stop() {
       if (stopped) return;
       stopped = true;
       clearInterval(housekeeping);
+      await management?.stop();
       sessions.endAll("server_stop");
       await new Promise<void>((resolve) => {
         server.close(() => resolve());

@@ -28,4 +28,15 @@ export const migrations: readonly string[] = [
      created_at INTEGER NOT NULL,
      expires_at INTEGER
    );`,
+  // 2: per-user overrides (static address, routes), the audit log.
+  `ALTER TABLE users ADD COLUMN overrides TEXT NOT NULL DEFAULT '{}';
+   CREATE TABLE audit (
+     id INTEGER PRIMARY KEY AUTOINCREMENT,
+     at INTEGER NOT NULL,
+     actor TEXT NOT NULL,
+     action TEXT NOT NULL,
+     target TEXT NOT NULL,
+     before TEXT,
+     after TEXT
+   );`,
 ];

@@ -10,6 +10,8 @@ export interface UserRecord {
   failedLogins: number;
   lastLoginAt: number | null;
   createdAt: number;
+  /** Per-user overrides as JSON text (static address, routes); validated by control/users.ts. */
+  overridesJson: string;
 }
 
 export interface GroupRecord {
@@ -28,3 +30,19 @@ export interface ApiTokenRecord {
   createdAt: number;
   expiresAt: number | null;
 }
+
+/** One change made through the API or the CLI. */
+export interface AuditRecord {
+  id: number;
+  at: number;
+  /** The API token's name, or "local-cli". */
+  actor: string;
+  /** e.g. "user.create", "group.update", "token.revoke", "config.update", "connection.kill". */
+  action: string;
+  target: string;
+  /** JSON text of the resource before and after the change; null when it did not exist. */
+  before: string | null;
+  after: string | null;
+}
+
+export type NewAuditRecord = Omit<AuditRecord, "id">;

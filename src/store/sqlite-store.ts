@@ -3,7 +3,7 @@ import { dirname } from "node:path";
 import { DatabaseSync } from "node:sqlite";
 import { err, ok, type Result } from "../errors.ts";
 import { migrations } from "./migrations.ts";
-import type { ApiTokenRecord, GroupRecord, UserRecord } from "./records.ts";
+import type { ApiTokenRecord, AuditRecord, GroupRecord, NewAuditRecord, UserRecord } from "./records.ts";
 import type { Store } from "./store.ts";
 
 type Row = Record<string, unknown>;
@@ -59,8 +59,8 @@ class SqliteStore implements Store {
   insertUser(user: UserRecord): void {
     this.transaction(() => {
       this.db
-        .prepare("INSERT INTO users(name, password_hash, disabled, failed_logins, last_login_at, created_at) VALUES(?, ?, ?, ?, ?, ?)")
-        .run(user.name, user.passwordHash, user.disabled ? 1 : 0, user.failedLogins, user.lastLoginAt, user.createdAt);
+        .prepare("INSERT INTO users(name, password_hash, disabled, failed_logins, last_login_at, created_at, overrides) VALUES(?, ?, ?, ?, ?, ?, ?)")
+        .run(user.name, user.passwordHash, user.disabled ? 1 : 0, user.failedLogins, user.lastLoginAt, user.createdAt, user.overridesJson);
       this.writeUserGroups(user);
     });
   }
@@ -68,8 +68,8 @@ class SqliteStore implements Store {
   updateUser(user: UserRecord): void {
     this.transaction(() => {
       this.db
-        .prepare("UPDATE users SET password_hash = ?, disabled = ?, failed_logins = ?, last_login_at = ? WHERE name = ?")
-        .run(user.passwordHash, user.disabled ? 1 : 0, user.failedLogins, user.lastLoginAt, user.name);
+        .prepare("UPDATE users SET password_hash = ?, disabled = ?, failed_logins = ?, last_login_at = ?, overrides = ? WHERE name = ?")
+        .run(user.passwordHash, user.disabled ? 1 : 0, user.failedLogins, user.lastLoginAt, user.overridesJson, user.name);
       this.db.prepare("DELETE FROM user_groups WHERE user_name = ?").run(user.name);
       this.writeUserGroups(user);
     });
@@ -132,6 +132,26 @@ class SqliteStore implements Store {
     return Number(this.db.prepare("DELETE FROM api_tokens WHERE id = ?").run(id).changes) > 0;
   }
 
+  appendAudit(r: NewAuditRecord): number {
+    const result = this.db
+      .prepare("INSERT INTO audit(at, actor, action, target, before, after) VALUES(?, ?, ?, ?, ?, ?)")
+      .run(r.at, r.actor, r.action, r.target, r.before, r.after);
+    return Number(result.lastInsertRowid);
+  }
+
+  listAudit(afterId: number, limit: number): AuditRecord[] {
+    const rows = this.db.prepare("SELECT * FROM audit WHERE id > ? ORDER BY id LIMIT ?").all(afterId, limit) as Row[];
+    return rows.map((r) => ({
+      id: Number(r.id),
+      at: Number(r.at),
+      actor: String(r.actor),
+      action: String(r.action),
+      target: String(r.target),
+      before: r.before === null ? null : String(r.before),
+      after: r.after === null ? null : String(r.after),
+    }));
+  }
+
   getMeta(key: string): string | undefined {
     const row = this.db.prepare("SELECT value FROM meta WHERE key = ?").get(key) as Row | undefined;
     return row ? String(row.value) : undefined;
@@ -178,6 +198,7 @@ class SqliteStore implements Store {
       failedLogins: Number(row.failed_logins),
       lastLoginAt: row.last_login_at === null ? null : Number(row.last_login_at),
       createdAt: Number(row.created_at),
+      overridesJson: String(row.overrides ?? "{}"),
     };
   }
 }

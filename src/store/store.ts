@@ -1,4 +1,4 @@
-import type { ApiTokenRecord, GroupRecord, UserRecord } from "./records.ts";
+import type { ApiTokenRecord, AuditRecord, GroupRecord, NewAuditRecord, UserRecord } from "./records.ts";
 
 /**
  * The storage interface of the control plane. Calls are synchronous: node:sqlite is, and the
@@ -25,6 +25,11 @@ export interface Store {
   listApiTokens(): ApiTokenRecord[];
   findApiTokenByHash(secretHash: string): ApiTokenRecord | undefined;
   deleteApiToken(id: string): boolean;
+
+  /** Appends to the audit log; returns the record's id. */
+  appendAudit(record: NewAuditRecord): number;
+  /** Oldest first, ids above afterId, at most limit. */
+  listAudit(afterId: number, limit: number): AuditRecord[];
 
   getMeta(key: string): string | undefined;
   setMeta(key: string, value: string): void;

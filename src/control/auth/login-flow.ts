@@ -1,9 +1,10 @@
 import { randomBytes } from "node:crypto";
 import type { UserRecord } from "../../store/records.ts";
 import { compilePolicy, emptyPolicy, policyHash, type GroupPolicy } from "../group-policy.ts";
+import type { EventBus } from "../events.ts";
 import type { GroupService } from "../groups.ts";
 import type { Session, SessionRegistry } from "../sessions.ts";
-import type { UserService } from "../users.ts";
+import { staticAddressOf, type UserService } from "../users.ts";
 import type { AuthStats } from "./auth-stats.ts";
 import type { AuthStep, LoginContext } from "./auth-step.ts";
 import type { LoginForm } from "./login-form.ts";
@@ -33,6 +34,10 @@ export interface LoginFlowOptions {
   stepsFor(group: string | undefined): AuthStep[];
   now(): number;
   log(message: string): void;
+  /** Where auth outcomes are announced (the control plane's event bus). */
+  events?: EventBus;
+  /** Leases exactly this client address (a user's static address); false when taken or outside the pool. */
+  reserveAddress?(address: number): boolean;
   contextTtlMs?: number;
   maxContexts?: number;
 }
@@ -86,15 +91,34 @@ export class LoginFlow {
       this.fail(group.reason, request, context);
       return this.prompt(this.restart(context), group.error);
     }
+    const live = this.o.sessions.list().filter((s) => s.user === user.name).length;
+    if (group.policy.maxSessionsPerUser !== undefined && live >= group.policy.maxSessionsPerUser) {
+      this.fail("too_many_sessions", request, context);
+      this.contexts.delete(context.id);
+      return { kind: "refused", message: `You already have ${live} session(s), the most group ${group.name} allows: disconnect one first.` };
+    }
+    // Per-user overrides: routes added to the group's; a static address is handed to the session.
+    const overrides = this.o.users.overridesOf(user);
+    const policy: GroupPolicy = overrides.routes.length
+      ? { ...group.policy, routes: [...new Set([...group.policy.routes, ...overrides.routes])] }
+      : group.policy;
+    const staticAddress = staticAddressOf(overrides);
+    if (staticAddress !== undefined && this.o.reserveAddress && !this.o.reserveAddress(staticAddress)) {
+      this.fail("static_address_unavailable", request, context);
+      this.contexts.delete(context.id);
+      return { kind: "refused", message: `Your fixed address ${overrides.staticAddress} is in use or outside the address pool: contact your administrator.` };
+    }
     this.contexts.delete(context.id);
     const { session, token } = this.o.sessions.create({
       user: user.name,
       group: group.name,
-      policy: compilePolicy(group.policy),
-      configHash: policyHash(group.policy),
+      policy: compilePolicy(policy),
+      configHash: policyHash(policy),
     });
+    if (staticAddress !== undefined) session.address = staticAddress;
     this.o.users.recordSuccess(user.name);
     this.o.stats.successes++;
+    this.o.events?.emit({ type: "auth.success", user: user.name, group: group.name, session: session.id, peer: request.peer });
     this.o.log(`login ok user=${user.name} group=${group.name || "-"} session=${session.id} peer=${request.peer}`);
     return { kind: "success", session, token };
   }
@@ -145,6 +169,7 @@ export class LoginFlow {
 
   private fail(reason: string, request: LoginRequest, context: LoginContext): void {
     this.o.stats.failure(reason);
+    this.o.events?.emit({ type: "auth.failure", user: context.lastUserName ?? null, reason, peer: request.peer });
     this.o.log(`login failed reason=${reason} user=${context.lastUserName ?? "-"} peer=${request.peer}`);
   }
 

@@ -1,0 +1,29 @@
+import { Hono } from "hono";
+import { z } from "zod";
+import { auditEntrySchema } from "../control/audit.ts";
+import type { ApiEnv } from "./api-env.ts";
+import type { RouteDoc } from "./route-doc.ts";
+import { queryOf } from "./validate.ts";
+
+export const auditQuerySchema = z
+  .object({
+    after: z.coerce.number().int().min(0).default(0).describe("entries with a larger id (for paging: the last id seen)"),
+    limit: z.coerce.number().int().min(1).max(1000).default(100),
+  })
+  .strict();
+
+export const auditDocs: RouteDoc[] = [
+  {
+    method: "get",
+    path: "/audit",
+    summary: "The persisted log of every change made through the API or the CLI: who (token name or local-cli), what, when, before/after",
+    scope: "read",
+    query: auditQuerySchema,
+    responses: [{ status: 200, description: "entries, oldest first", schema: z.array(auditEntrySchema) }],
+  },
+];
+
+export const auditRoutes = new Hono<ApiEnv>().get("/audit", queryOf(auditQuerySchema), (c) => {
+  const q = c.req.valid("query");
+  return c.json(c.var.control.audit.list(q.after, q.limit));
+});

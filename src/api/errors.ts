@@ -1,0 +1,48 @@
+import type { Context } from "hono";
+import type { ContentfulStatusCode } from "hono/utils/http-status";
+import { z } from "zod";
+import type { GwError } from "../errors.ts";
+
+/** The one error body of the API: `{ "error": { "code", "message", "details" } }`. */
+export const errorBodySchema = z.object({
+  error: z.object({
+    code: z.string(),
+    message: z.string(),
+    /** For validation errors: every problem with its path (`a.b.0`); otherwise absent or code-specific. */
+    details: z.unknown().optional(),
+  }),
+});
+
+/** Every error code the API returns, with its HTTP status (documented in openapi.json). */
+export const ERROR_CODES: Record<string, { status: ContentfulStatusCode; description: string }> = {
+  unauthorized: { status: 401, description: "no Authorization: Bearer header, or an unknown, revoked or expired token" },
+  forbidden: { status: 403, description: "the token's scope does not allow this (read tokens cannot change anything)" },
+  not_found: { status: 404, description: "no such route" },
+  invalid_json: { status: 400, description: "the body is not valid JSON" },
+  invalid_input: { status: 400, description: "the body or query failed validation: details lists every problem with its path" },
+  unsupported_media_type: { status: 415, description: "a request body must be application/json" },
+  body_too_large: { status: 413, description: "the body is larger than the limit (64 KiB)" },
+  user_not_found: { status: 404, description: "no user of that name" },
+  user_exists: { status: 409, description: "a user of that name exists (POST); use PUT to replace" },
+  group_not_found: { status: 404, description: "no group of that name (also: a user names an unknown group)" },
+  group_exists: { status: 409, description: "a group of that name exists (POST); use PUT to replace" },
+  group_in_use: { status: 409, description: "the group still has members" },
+  token_not_found: { status: 404, description: "no API token of that name or id" },
+  token_exists: { status: 409, description: "an API token of that name exists" },
+  connection_not_found: { status: 404, description: "no live session with that id" },
+  not_running: { status: 409, description: "needs the running server (the CLI works on the data directory only)" },
+  store_corrupt: { status: 500, description: "a stored record is unreadable" },
+  internal: { status: 500, description: "unexpected failure: see the gateway log" },
+};
+
+export function statusOf(code: string): ContentfulStatusCode {
+  return ERROR_CODES[code]?.status ?? (code.endsWith("_not_found") ? 404 : 400);
+}
+
+export function problem(c: Context, code: string, message: string, details?: unknown): Response {
+  return c.json({ error: { code, message, ...(details === undefined ? {} : { details }) } }, statusOf(code));
+}
+
+export function fromGwError(c: Context, e: GwError): Response {
+  return problem(c, e.code, e.message, e.details);
+}

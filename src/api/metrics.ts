@@ -1,0 +1,61 @@
+import { Hono } from "hono";
+import type { Status } from "../control/status.ts";
+import type { ApiEnv } from "./api-env.ts";
+import type { RouteDoc } from "./route-doc.ts";
+
+export const metricsDocs: RouteDoc[] = [
+  {
+    method: "get",
+    path: "/metrics",
+    summary: "Prometheus text format: sessions, bytes, packets, auth outcomes by reason, DTLS vs CSTP share, drops by reason (also served at /metrics)",
+    scope: "read",
+    responses: [{ status: 200, description: "text/plain; version=0.0.4", contentType: "text/plain" }],
+  },
+];
+
+/** Label values escaped as the exposition format wants (backslash, quote, newline). */
+const label = (v: string) => v.replace(/\\/g, "\\\\").replace(/"/g, '\\"').replace(/\n/g, "\\n");
+
+export function renderMetrics(s: Status): string {
+  const out: string[] = [];
+  const metric = (name: string, type: "gauge" | "counter", help: string, samples: [Record<string, string>, number][]) => {
+    out.push(`# HELP ${name} ${help}`, `# TYPE ${name} ${type}`);
+    for (const [labels, value] of samples) {
+      const l = Object.entries(labels).map(([k, v]) => `${k}="${label(v)}"`);
+      out.push(`${name}${l.length ? `{${l.join(",")}}` : ""} ${value}`);
+    }
+  };
+  metric("gw_info", "gauge", "Build information.", [[{ version: s.version }, 1]]);
+  metric("gw_uptime_seconds", "gauge", "Seconds since the server started.", [[{}, s.uptimeSeconds ?? 0]]);
+  metric("gw_sessions", "gauge", "Live sessions by state.", [
+    [{ state: "connected" }, s.sessions.connected],
+    [{ state: "disconnected" }, s.sessions.total - s.sessions.connected],
+  ]);
+  metric("gw_sessions_by_channel", "gauge", "Connected sessions by the channel downstream packets use.", [
+    [{ channel: "cstp" }, s.sessions.cstp],
+    [{ channel: "dtls" }, s.sessions.dtls],
+  ]);
+  metric("gw_dtls_share", "gauge", "Share of connected sessions on DTLS (0..1).", [[{}, s.sessions.connected ? s.sessions.dtls / s.sessions.connected : 0]]);
+  metric("gw_traffic_bytes_total", "counter", "Tunnel payload bytes (in = from clients), live and ended sessions.", [
+    [{ direction: "in" }, s.traffic.bytesIn],
+    [{ direction: "out" }, s.traffic.bytesOut],
+  ]);
+  metric("gw_traffic_packets_total", "counter", "Tunnel packets (in = from clients), live and ended sessions.", [
+    [{ direction: "in" }, s.traffic.packetsIn],
+    [{ direction: "out" }, s.traffic.packetsOut],
+  ]);
+  metric("gw_auth_success_total", "counter", "Successful logins.", [[{}, s.auth.successes]]);
+  metric("gw_auth_failure_total", "counter", "Failed logins by reason.", Object.entries(s.auth.failuresByReason).map(([reason, n]) => [{ reason }, n]));
+  metric("gw_drops_total", "counter", "Packets dropped by the data path, by reason.", Object.entries(s.drops).map(([reason, n]) => [{ reason }, n]));
+  if (s.pool) {
+    metric("gw_pool_addresses", "gauge", "Client address pool.", [
+      [{ state: "used" }, s.pool.used],
+      [{ state: "capacity" }, s.pool.capacity],
+    ]);
+  }
+  return `${out.join("\n")}\n`;
+}
+
+export const metricsRoutes = new Hono<ApiEnv>().get("/metrics", (c) =>
+  c.body(renderMetrics(c.var.control.status()), 200, { "Content-Type": "text/plain; version=0.0.4; charset=utf-8" }),
+);

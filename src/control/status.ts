@@ -1,0 +1,40 @@
+import { z } from "zod";
+import type { DropCounters } from "../net/drop-counters.ts";
+import type { RunningSettings } from "./settings.ts";
+
+/** What the running gateway shows about itself; absent when the CLI works on the data directory alone. */
+export interface GatewayRuntime {
+  startedAt: number;
+  listeners(): Listeners;
+  tun(): { name: string; state: "up" | "down" };
+  pool(): { cidr: string; capacity: number; used: number };
+  drops: DropCounters;
+  settings: RunningSettings;
+}
+
+const listenersSchema = z.object({
+  tunnel: z.object({ host: z.string(), tcpPort: z.number().int(), udpPort: z.number().int().nullable(), tlsVersions: z.array(z.string()) }),
+  api: z.object({ host: z.string(), port: z.number().int(), tlsVersions: z.array(z.string()) }).nullable(),
+});
+export type Listeners = z.infer<typeof listenersSchema>;
+
+const trafficSchema = z.object({ bytesIn: z.number().int(), bytesOut: z.number().int(), packetsIn: z.number().int(), packetsOut: z.number().int() });
+
+export const statusSchema = z.object({
+  version: z.string(),
+  /** False when the CLI answered from the data directory because no server runs. */
+  running: z.boolean(),
+  startedAt: z.number().int().nullable(),
+  uptimeSeconds: z.number().int().nullable(),
+  listeners: listenersSchema.nullable(),
+  sessions: z.object({ total: z.number().int(), connected: z.number().int(), cstp: z.number().int(), dtls: z.number().int() }),
+  /** Live sessions plus those that ended during this run; "in" = from clients. */
+  traffic: trafficSchema,
+  auth: z.object({ successes: z.number().int(), failures: z.number().int(), failuresByReason: z.record(z.string(), z.number().int()) }),
+  pool: z.object({ cidr: z.string(), capacity: z.number().int(), used: z.number().int() }).nullable(),
+  tun: z.object({ name: z.string(), state: z.enum(["up", "down"]) }).nullable(),
+  drops: z.record(z.string(), z.number().int()),
+  users: z.number().int(),
+  groups: z.number().int(),
+});
+export type Status = z.infer<typeof statusSchema>;
