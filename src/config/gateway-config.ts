@@ -13,6 +13,9 @@ export const gatewayConfigSchema = z
       .refine((s) => s === "::" || parseIpv4(s) !== undefined || /^[0-9a-fA-F:]+$/.test(s), "listen address must be an IP address")
       .default("0.0.0.0"),
     port: z.number().int().min(1).max(65535).default(443),
+    /** DTLS on UDP: on by default, on the TCP port unless udpPort says otherwise. */
+    dtls: z.boolean().default(true),
+    udpPort: z.number().int().min(1).max(65535).optional(),
     certFile: z.string().optional(),
     keyFile: z.string().optional(),
     tunName: z
