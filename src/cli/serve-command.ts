@@ -9,6 +9,7 @@ import { GwError } from "../errors.ts";
 import { serveHttps } from "../runtime/bun/https-server.ts";
 import { bunPasswordHasher } from "../runtime/bun/password-hasher.ts";
 import { openTun } from "../runtime/bun/tun-device.ts";
+import { openUdp } from "../runtime/bun/udp-socket.ts";
 import { startGateway } from "../serve/gateway.ts";
 import { intOption, rejectUnknownOptions } from "./args.ts";
 import { dataDirArg, dataDirFrom } from "./local-control.ts";
@@ -17,6 +18,8 @@ const serveArgs = {
   ...dataDirArg,
   listen: { type: "string", description: "Address to listen on (default 0.0.0.0)" },
   port: { type: "string", description: "TCP port for TLS (default 443)" },
+  "udp-port": { type: "string", description: "UDP port for DTLS (default: the TCP port)" },
+  dtls: { type: "boolean", default: true, description: "DTLS on UDP (--no-dtls: CSTP over TLS only)" },
   cert: { type: "string", description: "Certificate file (PEM); default: generated in the data directory" },
   key: { type: "string", description: "Private key file (PEM), with --cert" },
   tun: { type: "string", description: "TUN device name (default gw0)" },
@@ -35,7 +38,7 @@ export const serveCommand = defineCommand({
     rejectUnknownOptions(rawArgs, serveArgs);
     const { config, flagged } = parseServeConfig(args);
     const log = (message: string) => console.error(`${new Date().toISOString()} ${message}`);
-    const started = await startGateway(config, { openTun, hasher: bunPasswordHasher, serveHttps, log, flagged });
+    const started = await startGateway(config, { openTun, openUdp, hasher: bunPasswordHasher, serveHttps, log, flagged });
     if (!started.ok) throw started.error;
     const gateway = started.value;
     if (gateway.adminToken) {
@@ -64,6 +67,8 @@ function parseServeConfig(args: Record<string, unknown>): { config: GatewayConfi
   const flags = {
     listen: args.listen,
     port: intOption(args.port, "port"),
+    udpPort: intOption(args["udp-port"], "udp-port"),
+    dtls: args.dtls === false ? false : undefined,
     certFile: args.cert,
     keyFile: args.key,
     tunName: args.tun,

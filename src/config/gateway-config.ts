@@ -27,6 +27,8 @@ export function parseHostPort(text: string): { host: string; port: number } | un
 export const gatewaySettingsShape = {
   listen: ipAddress.default("0.0.0.0").describe("tunnel listen address (TCP; restart required)"),
   port: z.number().int().min(1).max(65535).default(443).describe("tunnel TCP port (restart required)"),
+  dtls: z.boolean().default(true).describe("DTLS data channel on UDP (restart required)"),
+  udpPort: z.number().int().min(1).max(65535).optional().describe("UDP port for DTLS; absent: the TCP port (restart required)"),
   apiListen: hostPortSchema.default("0.0.0.0:8443").describe("management API HOST:PORT, TLS with the gateway certificate (restart required)"),
   certFile: z.string().min(1).optional().describe("certificate PEM file; absent: the generated one (restart required)"),
   keyFile: z.string().min(1).optional().describe("private key PEM file, with certFile (restart required)"),

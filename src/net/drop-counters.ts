@@ -5,7 +5,13 @@ export type DropReason =
   | "no_route" // packet from the TUN for an address with no live session
   | "queue_full" // a slow client: downstream dropped instead of queued forever
   | "tun_write_failed"
-  | "too_large"; // larger than the session's MTU allows in one frame
+  | "too_large" // larger than the session's MTU allows in one frame
+  | "dtls_replay" // a DTLS record seen before (anti-replay window)
+  | "dtls_bad_record" // failed authentication or malformed
+  | "dtls_unknown_peer" // a datagram no session or handshake claims
+  | "dtls_unknown_type" // a DTLS payload type we do not know
+  | "dtls_handshake_failed"
+  | "udp_send_failed";
 
 export class DropCounters {
   readonly byReason = new Map<DropReason, number>();

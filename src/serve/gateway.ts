@@ -16,6 +16,10 @@ import { Router } from "../net/router.ts";
 import type { ServeHttps } from "../runtime/https-server.ts";
 import type { PasswordHasher } from "../runtime/password-hasher.ts";
 import type { OpenTun, TunDevice } from "../runtime/tun.ts";
+import type { OpenUdp } from "../runtime/udp.ts";
+import { DtlsServer } from "../tunnel/dtls-server.ts";
+import { createPskExporter } from "../tunnel/psk-exporter.ts";
+import { endTunnel } from "../tunnel/tunnel-connection.ts";
 import { openSqliteStore } from "../store/sqlite-store.ts";
 import type { Store } from "../store/store.ts";
 import type { CstpChannel } from "../tunnel/cstp-channel.ts";
@@ -30,6 +34,7 @@ import { settingsOf } from "../config/gateway-config.ts";
 
 export interface GatewayDeps {
   openTun: OpenTun;
+  openUdp: OpenUdp;
   hasher: PasswordHasher;
   /** The management API's HTTPS listener. */
   serveHttps: ServeHttps;
@@ -86,14 +91,35 @@ export async function startGateway(config: GatewayConfig, deps: GatewayDeps): Pr
   cleanups.push(() => device.close());
 
   const drops = new DropCounters();
+  let dtls: DtlsServer | undefined;
+  if (config.dtls) {
+    const udpPort = config.udpPort ?? config.port;
+    const udp = await deps.openUdp(config.listen, udpPort);
+    if (!udp.ok) return fail(udp);
+    dtls = new DtlsServer({ udp: udp.value, drops, now, log: deps.log });
+    const server = dtls;
+    cleanups.push(() => server.close());
+  }
   const router = new Router(drops);
   const sessions = new SessionRegistry(config.cookieTimeout * 1000, now);
   sessions.onEnd((session, reason) => {
+    endTunnel(plane, session);
     if (session.address !== undefined) pool.release(session.address);
     deps.log(`session ended session=${session.id} user=${session.user} reason=${reason}`);
   });
   const channels = new Set<CstpChannel>();
-  const plane: DataPlane = { sessions, router, firewall: new Firewall([antiSpoofing], drops), tun: device, drops, channels, now, log: deps.log };
+  const plane: DataPlane = {
+    sessions,
+    router,
+    firewall: new Firewall([antiSpoofing], drops),
+    tun: device,
+    drops,
+    channels,
+    tunnels: new Map(),
+    dtls,
+    now,
+    log: deps.log,
+  };
   device.onPackets((packets) => {
     for (const packet of packets) router.route(packet);
   });
@@ -138,6 +164,7 @@ export async function startGateway(config: GatewayConfig, deps: GatewayDeps): Pr
   });
   // ── end control plane ──
 
+  const exportPsk = createPskExporter(deps.log);
   const listener = await listenTls({
     host: config.listen,
     port: config.port,
@@ -148,6 +175,7 @@ export async function startGateway(config: GatewayConfig, deps: GatewayDeps): Pr
         plane,
         flow,
         pool,
+        exportPsk,
         defaults: {
           mtu: config.mtu,
           dpdSeconds: config.dpd,
@@ -174,11 +202,12 @@ export async function startGateway(config: GatewayConfig, deps: GatewayDeps): Pr
     sessions.sweep();
     const t = now();
     for (const channel of channels) channel.tick(t);
+    dtls?.tick(t);
   }, 1000);
 
   const adminToken = ensureAdminToken(store, now());
   deps.log(
-    `gw ${VERSION} ready: TLS on ${config.listen}:${config.port}, tun ${device.name} ${formatIpv4(pool.gatewayAddress)}/${poolCidr.value.prefixLength}, pool ${formatCidr(poolCidr.value)}, certificate ${cert.value.source} ${cert.value.pin}, management API ${management.url}`,
+    `gw ${VERSION} ready: TLS on ${config.listen}:${config.port}, ${dtls ? `DTLS on UDP ${dtls.port}` : "no DTLS"}, tun ${device.name} ${formatIpv4(pool.gatewayAddress)}/${poolCidr.value.prefixLength}, pool ${formatCidr(poolCidr.value)}, certificate ${cert.value.source} ${cert.value.pin}, management API ${management.url}`,
   );
 
   return ok({
@@ -198,6 +227,7 @@ export async function startGateway(config: GatewayConfig, deps: GatewayDeps): Pr
         server.close(() => resolve());
         setTimeout(resolve, 2000).unref?.();
       });
+      dtls?.close();
       device.close();
       store.close();
     },

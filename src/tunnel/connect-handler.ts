@@ -4,6 +4,7 @@ import { formatIpv4, parseIpv4 } from "../net/ipv4.ts";
 import { SESSION_COOKIE } from "./auth-endpoint.ts";
 import { parseCookies } from "./cookies.ts";
 import type { CstpDialect } from "./cstp-codec.ts";
+import type { DtlsOffer } from "./dtls-offer.ts";
 import type { HttpRequest } from "./http-head.ts";
 import type { ResponseSpec } from "./http-response.ts";
 import { cstpHeaders, negotiateTunnel, type TunnelDefaults, type TunnelParams } from "./tunnel-params.ts";
@@ -14,14 +15,30 @@ export const TUNNEL_PATHS = new Set(["/CSCOSSLC/tunnel", "/VENDORSSLC/tunnel"]);
 
 export type ConnectDecision =
   | { kind: "refuse"; response: ResponseSpec }
-  | { kind: "accept"; session: Session; params: TunnelParams; headers: [string, string][]; dialect: CstpDialect | undefined };
+  | {
+      kind: "accept";
+      session: Session;
+      params: TunnelParams;
+      headers: [string, string][];
+      dialect: CstpDialect | undefined;
+      dtls: DtlsOffer | undefined;
+    };
+
+/** Offers DTLS for a tunnel with these parameters, or not (no UDP, or nothing the client offered fits). */
+export type DtlsOfferer = (request: HttpRequest, params: TunnelParams) => DtlsOffer | undefined;
 
 /**
  * Decides a CONNECT: a valid cookie gets the tunnel configuration; anything else a clear error
  * and no tunnel. 401 makes openconnect stop at once ("Cookie was rejected"); 503 + X-Reason is
  * reported to the user (PROTOCOL.md §5.2).
  */
-export function decideConnect(request: HttpRequest, plane: DataPlane, pool: AddressPool, defaults: TunnelDefaults): ConnectDecision {
+export function decideConnect(
+  request: HttpRequest,
+  plane: DataPlane,
+  pool: AddressPool,
+  defaults: TunnelDefaults,
+  offerDtls: DtlsOfferer,
+): ConnectDecision {
   const token = parseCookies(request.headers.get("cookie")).get(SESSION_COOKIE);
   if (!token || token === "(null)") return refuse(401, "Unauthorized", "no webvpn session cookie: log in first (POST /auth)");
   const session = plane.sessions.findByToken(token);
@@ -34,8 +51,12 @@ export function decideConnect(request: HttpRequest, plane: DataPlane, pool: Addr
     session.address = lease.value;
   }
   const params = negotiateTunnel(request.headers, session.address, session.policy, defaults);
-  plane.log(`tunnel up session=${session.id} user=${session.user} address=${formatIpv4(session.address)} mtu=${params.mtu}`);
-  return { kind: "accept", session, params, headers: cstpHeaders(params), dialect: dialectFromAgent(request.headers.get("user-agent")) };
+  const dtls = offerDtls(request, params);
+  // One tunnel MTU for both channels: the client's TUN device has only one (§7.7).
+  if (dtls?.mtu !== undefined) params.mtu = dtls.mtu;
+  const headers = [...cstpHeaders(params), ...(dtls?.headers ?? [])];
+  plane.log(`tunnel up session=${session.id} user=${session.user} address=${formatIpv4(session.address)} mtu=${params.mtu} dtls=${dtls?.mode.kind ?? "no"}`);
+  return { kind: "accept", session, params, headers, dialect: dialectFromAgent(request.headers.get("user-agent")), dtls };
 }
 
 /**

@@ -3,6 +3,7 @@ import type { LoginFlow } from "../control/auth/login-flow.ts";
 import type { AddressPool } from "../net/address-pool.ts";
 import { handleAuthRequest } from "./auth-endpoint.ts";
 import { decideConnect, TUNNEL_PATHS } from "./connect-handler.ts";
+import { offerDtls } from "./dtls-offer.ts";
 import type { CstpChannel } from "./cstp-channel.ts";
 import type { HttpRequest } from "./http-head.ts";
 import { createRequestReader, type ReaderEvent } from "./http-request-reader.ts";
@@ -15,6 +16,8 @@ export interface TunnelFront {
   flow: LoginFlow;
   pool: AddressPool;
   defaults: TunnelDefaults;
+  /** The PSK for PSK-NEGOTIATE from this connection's TLS exporter, or undefined (PROTOCOL.md §7.4). */
+  exportPsk(socket: TLSSocket): Uint8Array | undefined;
 }
 
 /** A connection that has not become a tunnel is closed after this much silence. */
@@ -72,21 +75,34 @@ export function serveConnection(socket: TLSSocket, front: TunnelFront): void {
     if (!TUNNEL_PATHS.has(request.target)) {
       return respond({ status: 404, reason: "Not Found", headers: [["Connection", "close"]], body: "the tunnel is at /CSCOSSLC/tunnel\n" }, true);
     }
-    const decision = decideConnect(request, front.plane, front.pool, front.defaults);
+    const dtls = front.plane.dtls;
+    const decision = decideConnect(request, front.plane, front.pool, front.defaults, (req, params) =>
+      dtls
+        ? offerDtls({
+            headers: req.headers,
+            udpPort: dtls.port,
+            dpdSeconds: params.dpdSeconds,
+            keepaliveSeconds: params.keepaliveSeconds,
+            mtu: params.mtu,
+            exportPsk: () => front.exportPsk(socket),
+          })
+        : undefined,
+    );
     if (decision.kind === "refuse") return respond(decision.response, true);
     socket.setTimeout(0);
     socket.setNoDelay(true);
     const cipher = socket.getCipher();
-    channel = startTunnel(front.plane, socket, decision.session, decision.params, decision.dialect, formatConnectResponse(decision.headers), {
+    const facts = {
       clientAddress: socket.remoteAddress ?? "",
       clientPort: socket.remotePort ?? 0,
       userAgent: request.headers.get("user-agent") ?? "",
       hostname: request.headers.get("x-cstp-hostname") ?? "",
       connectedAt: front.plane.now(),
-      channel: "cstp",
-      cipher: cipher ? `${socket.getProtocol() ?? "TLS"} ${cipher.name}` : "unknown",
+      tlsCipher: cipher ? `${socket.getProtocol() ?? "TLS"} ${cipher.name}` : "unknown",
       mtu: decision.params.mtu,
-    });
+    };
+    const head = formatConnectResponse(decision.headers);
+    channel = startTunnel(front.plane, socket, decision.session, decision.params, decision.dialect, head, facts, decision.dtls);
     const early = reader.takeRemainder();
     if (early.length > 0) channel.receive(early);
   }

@@ -5,6 +5,9 @@ import type { Router } from "../net/router.ts";
 import type { TunDevice } from "../runtime/tun.ts";
 import { CstpChannel, type ChannelEnd, type ChannelSocket } from "./cstp-channel.ts";
 import type { CstpDialect } from "./cstp-codec.ts";
+import type { DtlsOffer } from "./dtls-offer.ts";
+import type { DtlsServer } from "./dtls-server.ts";
+import { SessionTunnel } from "./session-tunnel.ts";
 import type { TunnelParams } from "./tunnel-params.ts";
 
 /** The data plane's shared parts, handed over by the composition root. */
@@ -14,15 +17,22 @@ export interface DataPlane {
   firewall: Firewall;
   tun: TunDevice;
   drops: DropCounters;
-  /** Live channels, for the periodic DPD tick. */
+  /** Live CSTP channels, for the periodic DPD tick. */
   channels: Set<CstpChannel>;
+  /** Each session's downstream switch between CSTP and DTLS; lives as long as the session. */
+  tunnels: Map<Session, SessionTunnel>;
+  /** Absent when DTLS is off (--no-dtls). */
+  dtls?: DtlsServer;
   now(): number;
   log(message: string): void;
 }
 
+/** What the CONNECT handler knows about the connection, for operators (ConnectionInfo). */
+export type ConnectionFacts = Omit<ConnectionInfo, "lastRxAt" | "channel" | "cipher"> & { tlsCipher: string };
+
 /**
  * Wires one CONNECTed TLS socket into the data path:
- * client -> CSTP -> firewall -> TUN, and TUN -> router -> CSTP -> client.
+ * client -> CSTP or DTLS -> firewall -> TUN, and TUN -> router -> session tunnel -> DTLS or CSTP.
  */
 export function startTunnel(
   plane: DataPlane,
@@ -31,9 +41,15 @@ export function startTunnel(
   params: TunnelParams,
   dialect: CstpDialect | undefined,
   responseHead: Uint8Array,
-  info: Omit<ConnectionInfo, "lastRxAt">,
+  facts: ConnectionFacts,
+  dtlsOffer: DtlsOffer | undefined,
 ): CstpChannel {
   const endpoint = { address: params.address };
+  const upstream = (packet: Uint8Array) => {
+    if (!plane.firewall.allowFromClient(endpoint, packet)) return;
+    if (!plane.tun.write(packet)) plane.drops.count("tun_write_failed");
+  };
+  const tunnel = tunnelOf(plane, session);
   const channel: CstpChannel = new CstpChannel(socket, {
     dialect,
     preamble: responseHead,
@@ -43,18 +59,28 @@ export function startTunnel(
     traffic: session.traffic,
     now: plane.now,
     onPacket: (packet) => {
-      if (!plane.firewall.allowFromClient(endpoint, packet)) return;
-      if (!plane.tun.write(packet)) plane.drops.count("tun_write_failed");
+      tunnel.cstpActive(); // the client sends data over TLS: it does not use DTLS now (§7.7)
+      upstream(packet);
     },
     onEnd: (end) => ended(end),
   });
+  const { tlsCipher, ...rest } = facts;
   const connection: LiveConnection = {
-    info: { ...info, lastRxAt: () => channel.lastRx },
+    info: {
+      ...rest,
+      get channel() {
+        return tunnel.channel;
+      },
+      get cipher() {
+        return tunnel.channel === "dtls" && tunnel.dtls ? tunnel.dtls.cipher : tlsCipher;
+      },
+      lastRxAt: () => Math.max(channel.lastRx, tunnel.dtls?.lastRx ?? 0),
+    },
     close: (reason: EndReason) => (reason === "replaced" || reason === "dpd_timeout" ? channel.abort() : channel.terminate()),
   };
   const ended = (end: ChannelEnd) => {
     plane.channels.delete(channel);
-    plane.router.remove(params.address, channel);
+    if (tunnel.cstp === channel) tunnel.cstp = undefined;
     plane.log(`tunnel down session=${session.id} user=${session.user} reason=${describe(end)}`);
     // A logout or a client that stopped answering DPD ends the session; a lost connection
     // keeps it (and its address) for the cookie timeout so the client can reconnect (§8.2).
@@ -63,9 +89,34 @@ export function startTunnel(
     else plane.sessions.detach(session, connection);
   };
   plane.sessions.attach(session, connection);
-  plane.router.add(params.address, channel);
+  tunnel.cstp = channel;
+  plane.router.add(params.address, tunnel);
   plane.channels.add(channel);
+  if (dtlsOffer && plane.dtls) {
+    plane.dtls.register(dtlsOffer.lookupKey, { session, tunnel, mode: dtlsOffer.mode, dpdSeconds: params.dpdSeconds, onPacket: upstream });
+  }
   return channel;
+}
+
+/** The session is over: no more routes, no more DTLS. Called by the session registry's end listener. */
+export function endTunnel(plane: DataPlane, session: Session): void {
+  const tunnel = plane.tunnels.get(session);
+  if (!tunnel) return;
+  plane.tunnels.delete(session);
+  if (session.address !== undefined) plane.router.remove(session.address, tunnel);
+  plane.dtls?.unregister(session);
+  tunnel.close();
+}
+
+function tunnelOf(plane: DataPlane, session: Session): SessionTunnel {
+  let tunnel = plane.tunnels.get(session);
+  if (!tunnel) {
+    tunnel = new SessionTunnel((channel, cipher) =>
+      plane.log(`channel session=${session.id} user=${session.user} downstream=${channel}${cipher ? ` cipher=${cipher}` : ""}`),
+    );
+    plane.tunnels.set(session, tunnel);
+  }
+  return tunnel;
 }
 
 function describe(end: ChannelEnd): string {

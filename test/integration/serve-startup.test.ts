@@ -77,8 +77,10 @@ describe.skipIf(!e2eAvailable())("gw serve startup errors", () => {
   test("port in use: the second gateway says so, removes its TUN device, and the first keeps serving", async () => {
     const first = procs.start(["ip", "netns", "exec", ns, ...gwArgv("sources"), "serve", "--data-dir", join(work, "first"), "--listen", "127.0.0.1", "--port", "8443", "--api-listen", "127.0.0.1:9443", "--tun", "gwst2", "--pool", "10.11.0.0/24"]);
     await first.waitFor("server certificate pin: ");
-    const second = serve(["--port", "8443", "--api-listen", "127.0.0.1:9444", "--tun", "gwst3", "--pool", "10.12.0.0/24"]);
-    expectOneLine(second, "port_in_use", /127\.0\.0\.1:8443 is already in use/);
+    const udpTaken = serve(["--port", "8443", "--api-listen", "127.0.0.1:9444", "--tun", "gwst3", "--pool", "10.12.0.0/24"]);
+    expectOneLine(udpTaken, "udp_port_in_use", /UDP 127\.0\.0\.1:8443 is already in use.*--no-dtls/);
+    const tcpTaken = serve(["--port", "8443", "--no-dtls", "--api-listen", "127.0.0.1:9444", "--tun", "gwst3", "--pool", "10.12.0.0/24"]);
+    expectOneLine(tcpTaken, "port_in_use", /TCP 127\.0\.0\.1:8443 is already in use/);
     const links = execFileSync("ip", ["-n", ns, "-o", "link"], { encoding: "utf8" });
     expect(links).toContain("gwst2");
     expect(links).not.toContain("gwst3");

@@ -1,0 +1,14 @@
+import type { Result } from "../errors.ts";
+
+/** One bound UDP socket: what the DTLS server needs, and nothing more. */
+export interface UdpSocket {
+  readonly port: number;
+  /** Sends one datagram; false when the kernel refused it (buffer full): the caller counts a drop. */
+  send(data: Uint8Array, port: number, address: string): boolean;
+  /** Receives datagrams; `data` is only valid during the call. */
+  onDatagram(handler: (data: Uint8Array, port: number, address: string) => void): void;
+  close(): void;
+}
+
+/** Error codes: udp_port_in_use, udp_forbidden, udp_failed. */
+export type OpenUdp = (host: string, port: number) => Promise<Result<UdpSocket>>;

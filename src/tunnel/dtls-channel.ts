@@ -1,0 +1,143 @@
+import type { DropCounters } from "../net/drop-counters.ts";
+import type { TrafficCounters } from "../net/traffic-counters.ts";
+import type { UdpSocket } from "../runtime/udp.ts";
+import { ContentType, type DtlsEstablished, type DtlsRecord } from "./dtls/index.ts";
+
+/** Payload types inside a DTLS record (PROTOCOL.md §7.5). */
+const DATA = 0x00;
+const DPD_REQ = 0x03;
+const DPD_RESP = 0x04;
+const DISCONNECT = 0x05;
+const KEEPALIVE = 0x07;
+
+export interface DtlsChannelOptions {
+  udp: UdpSocket;
+  address: string;
+  port: number;
+  established: DtlsEstablished;
+  traffic: TrafficCounters;
+  drops: DropCounters;
+  now(): number;
+  /** An IP packet from the client, to the firewall and the TUN. */
+  onPacket(packet: Uint8Array): void;
+  /** Any authenticated record: proof that the client uses DTLS. */
+  onActivity(): void;
+}
+
+/**
+ * An established DTLS data channel: one packet per record, one record per datagram, the one-byte
+ * type prefix of §7.5 — or, for the spec's dialect, bare IP packets, answered in kind.
+ */
+export class DtlsChannel {
+  address: string;
+  port: number;
+  lastRx: number;
+  readonly cipher: string;
+  private sendSeq: number;
+  private bare = false;
+  private closed = false;
+  /** Reused for each outgoing plaintext: seal() copies, so one buffer serves every packet. */
+  private scratch = new Uint8Array(2048);
+
+  constructor(private readonly o: DtlsChannelOptions) {
+    this.address = o.address;
+    this.port = o.port;
+    this.sendSeq = o.established.nextSendSeq;
+    this.lastRx = o.now();
+    const suite = o.established.suite;
+    this.cipher = `DTLS${o.established.version === 0x0100 ? "0.9" : "1.2"} ${suite.name}`;
+  }
+
+  get isClosed(): boolean {
+    return this.closed;
+  }
+
+  /** Opens and handles one application-data record from the client. False when it did not authenticate. */
+  receive(record: DtlsRecord): boolean {
+    const e = this.o.established;
+    if (record.type !== ContentType.applicationData || record.epoch !== e.epoch) return false;
+    if (!e.replay.check(record.seq)) {
+      this.o.drops.count("dtls_replay");
+      return true; // authentic or not, it is not new: ignore quietly
+    }
+    const opened = e.protection.open(record);
+    if (!opened.ok) return false;
+    e.replay.mark(record.seq);
+    this.lastRx = this.o.now();
+    this.o.onActivity();
+    this.handlePlaintext(opened.value);
+    return true;
+  }
+
+  sendPacket(packet: Uint8Array): void {
+    if (this.closed) return;
+    if (this.bare) this.sendPlain(packet);
+    else this.sendTyped(DATA, packet);
+    this.o.traffic.packetsOut++;
+    this.o.traffic.bytesOut += packet.length;
+  }
+
+  sendDpdRequest(): void {
+    this.sendTyped(DPD_REQ, EMPTY);
+  }
+
+  close(): void {
+    this.closed = true;
+  }
+
+  /** Plaintext the handshake already opened (a lenient completion carried data, §7.3 rule 4). */
+  acceptPlaintext(plain: Uint8Array): void {
+    this.lastRx = this.o.now();
+    this.o.onActivity();
+    this.handlePlaintext(plain);
+  }
+
+  private handlePlaintext(plain: Uint8Array): void {
+    if (plain.length === 0) return;
+    const type = plain[0]!;
+    const version = type >> 4;
+    if (version === 4 || version === 6) {
+      // The spec's dialect: a bare IP packet right after the record header.
+      this.bare = true;
+      this.deliver(plain);
+      return;
+    }
+    switch (type) {
+      case DATA:
+        this.deliver(plain.subarray(1));
+        return;
+      case DPD_REQ:
+        // MTU probes: echo the identical payload (§7.5, §9 item 4).
+        this.sendTyped(DPD_RESP, plain.subarray(1));
+        return;
+      case DPD_RESP:
+      case KEEPALIVE:
+      case DISCONNECT: // AnyConnect may send it on DTLS; the session ends over CSTP (§7.5)
+        return;
+      default:
+        this.o.drops.count("dtls_unknown_type");
+    }
+  }
+
+  private deliver(packet: Uint8Array): void {
+    this.o.traffic.packetsIn++;
+    this.o.traffic.bytesIn += packet.length;
+    this.o.onPacket(packet);
+  }
+
+  private sendTyped(type: number, payload: Uint8Array): void {
+    if (this.scratch.length < payload.length + 1) this.scratch = new Uint8Array(payload.length + 1);
+    this.scratch[0] = type;
+    this.scratch.set(payload, 1);
+    this.sendPlain(this.scratch.subarray(0, payload.length + 1));
+  }
+
+  private sendPlain(plaintext: Uint8Array): void {
+    if (this.closed) return;
+    const e = this.o.established;
+    const record = e.protection.seal(ContentType.applicationData, e.epoch, this.sendSeq++, plaintext);
+    if (!this.o.udp.send(record, this.port, this.address)) this.o.drops.count("udp_send_failed");
+  }
+}
+
+const EMPTY = new Uint8Array(0);
