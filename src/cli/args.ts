@@ -53,3 +53,11 @@ export function intOption(value: unknown, name: string): number | undefined {
   if (!Number.isInteger(n)) throw new UsageError(`--${name} must be a whole number, got "${String(value)}"`);
   return n;
 }
+
+/** A duration like 30d, 12h, 90m, 3600s: milliseconds. */
+export function durationOption(value: string, name: string): number {
+  const m = /^(\d+)([smhdw])$/.exec(value.trim());
+  if (!m) throw new UsageError(`--${name} must be a duration like 30d, 12h, 90m or 3600s, got "${value}"`);
+  const unit = { s: 1, m: 60, h: 3600, d: 86400, w: 604800 }[m[2] as "s" | "m" | "h" | "d" | "w"];
+  return Number(m[1]) * unit * 1000;
+}

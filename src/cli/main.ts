@@ -2,13 +2,29 @@ import { defineCommand, runCommand } from "citty";
 import { GwError } from "../errors.ts";
 import { VERSION } from "../version.ts";
 import { UsageError } from "./args.ts";
+import { auditCommand } from "./audit-command.ts";
+import { configCommand } from "./config-commands.ts";
+import { connectionsCommand } from "./connection-commands.ts";
+import { eventsCommand } from "./events-command.ts";
 import { groupCommand } from "./group-commands.ts";
 import { serveCommand } from "./serve-command.ts";
+import { statusCommand } from "./status-command.ts";
+import { tokenCommand } from "./token-commands.ts";
 import { userCommand } from "./user-commands.ts";
 
 export const gwCommand = defineCommand({
   meta: { name: "gw", version: VERSION, description: "gw: a remote-access VPN gateway for AnyConnect-protocol clients" },
-  subCommands: { serve: serveCommand, user: userCommand, group: groupCommand },
+  subCommands: {
+    serve: serveCommand,
+    status: statusCommand,
+    connections: connectionsCommand,
+    user: userCommand,
+    group: groupCommand,
+    token: tokenCommand,
+    config: configCommand,
+    events: eventsCommand,
+    audit: auditCommand,
+  },
 });
 
 /** Runs the CLI; exit codes: 0 ok, 1 failed, 2 usage. Errors go to stderr as "gw: <code>: <message>". */

@@ -12,7 +12,7 @@ import { openTun } from "../runtime/bun/tun-device.ts";
 import { openUdp } from "../runtime/bun/udp-socket.ts";
 import { startGateway } from "../serve/gateway.ts";
 import { intOption, rejectUnknownOptions } from "./args.ts";
-import { dataDirArg, dataDirFrom } from "./local-control.ts";
+import { dataDirArg, dataDirFrom } from "./data-dir-arg.ts";
 
 const serveArgs = {
   ...dataDirArg,

@@ -135,7 +135,7 @@ export async function startGateway(config: GatewayConfig, deps: GatewayDeps): Pr
     runtime: {
       startedAt,
       listeners: () => ({
-        tunnel: { host: config.listen, tcpPort: config.port, udpPort: null, tlsVersions: ["TLSv1.2", "TLSv1.3"] },
+        tunnel: { host: config.listen, tcpPort: config.port, udpPort: dtls ? dtls.port : null, tlsVersions: ["TLSv1.2", "TLSv1.3"] },
         api: management ? { host: management.host, port: management.port, tlsVersions: ["TLSv1.2", "TLSv1.3"] } : null,
       }),
       tun: () => ({ name: device.name, state: stopped ? "down" : "up" }),
