@@ -1,0 +1,100 @@
+import { describe, expect, test } from "bun:test";
+import { PasswordStep } from "../../../src/control/auth/password-step.ts";
+import { LoginFlow, type LoginOutcome } from "../../../src/control/auth/login-flow.ts";
+import { ControlPlane } from "../../../src/control/control-plane.ts";
+import type { GwEvent } from "../../../src/control/events.ts";
+import { SessionRegistry } from "../../../src/control/sessions.ts";
+import { formatIpv4 } from "../../../src/net/ipv4.ts";
+import { openSqliteStore } from "../../../src/store/sqlite-store.ts";
+import { fakeHasher } from "../api/fixture.ts";
+
+/** The login flow as the gateway builds it: through the control plane, with its event bus. */
+async function fixture() {
+  const store = openSqliteStore(":memory:");
+  if (!store.ok) throw store.error;
+  let now = 1_000_000;
+  const sessions = new SessionRegistry(300_000, () => now);
+  const control = new ControlPlane({ store: store.value, hasher: fakeHasher, sessions, now: () => now });
+  const events: GwEvent[] = [];
+  control.events.subscribe((e) => events.push(e));
+  const reserved = new Set<number>();
+  const step = new PasswordStep(control.users);
+  const flow = new LoginFlow({
+    users: control.users,
+    groups: control.groups,
+    sessions,
+    stats: control.authStats,
+    events: control.events,
+    reserveAddress: (a) => (reserved.has(a) ? false : (reserved.add(a), true)),
+    stepsFor: () => [step],
+    now: () => now,
+    log: () => {},
+  });
+  const login = (username: string, password: string) => flow.handle({ kind: "answer", answers: new Map([["username", username], ["password", password]]), peer: "203.0.113.2:1" });
+  return { control, sessions, events, login, advance: (ms: number) => (now += ms) };
+}
+
+const kind = (o: LoginOutcome) => o.kind;
+
+describe("login with group policy and user overrides", () => {
+  test("auth success and failure are events with the reason", async () => {
+    const f = await fixture();
+    await f.control.users.add({ name: "alice", password: "pw", groups: [] });
+    expect(kind(await f.login("alice", "wrong"))).toBe("form");
+    expect(kind(await f.login("alice", "pw"))).toBe("success");
+    expect(f.events.filter((e) => e.type.startsWith("auth.")).map((e) => [e.type, "reason" in e ? e.reason : "-"])).toEqual([
+      ["auth.failure", "bad_password"],
+      ["auth.success", "-"],
+    ]);
+  });
+
+  test("max sessions per user refuses one more login", async () => {
+    const f = await fixture();
+    f.control.groups.add("one", { maxSessionsPerUser: 1 });
+    await f.control.users.add({ name: "bob", password: "pw", groups: ["one"] });
+    expect(kind(await f.login("bob", "pw"))).toBe("success");
+    const second = await f.login("bob", "pw");
+    expect(second.kind).toBe("refused");
+    expect(f.control.authStats.failures.get("too_many_sessions")).toBe(1);
+  });
+
+  test("a user's extra routes join the group's; the static address is the session's, and only once", async () => {
+    const f = await fixture();
+    f.control.groups.add("staff", { routes: ["198.51.100.0/24"] });
+    await f.control.users.add({ name: "carol", password: "pw", groups: ["staff"], routes: ["192.0.2.0/24"], staticAddress: "10.10.0.77" });
+    const ok = await f.login("carol", "pw");
+    if (ok.kind !== "success") throw new Error(ok.kind);
+    expect(ok.session.policy.routes.map((r) => `${formatIpv4(r.network)}/${r.prefixLength}`)).toEqual(["198.51.100.0/24", "192.0.2.0/24"]);
+    expect(formatIpv4(ok.session.address!)).toBe("10.10.0.77");
+    expect(kind(await f.login("carol", "pw"))).toBe("refused");
+  });
+
+  test("the group's session and idle timeouts end sessions in the sweep", async () => {
+    const f = await fixture();
+    f.control.groups.add("short", { sessionTimeoutSeconds: 3600 });
+    f.control.groups.add("idle", { idleTimeoutSeconds: 60 });
+    await f.control.users.add({ name: "dan", password: "pw", groups: ["short"] });
+    await f.control.users.add({ name: "eve", password: "pw", groups: ["idle"] });
+    const dan = await f.login("dan", "pw");
+    const eve = await f.login("eve", "pw");
+    if (dan.kind !== "success" || eve.kind !== "success") throw new Error("login failed");
+    // Both stay "connected" so the cookie timeout never applies.
+    const info = { clientAddress: "x", clientPort: 1, userAgent: "t", hostname: "h", connectedAt: 0, channel: "cstp" as const, cipher: "c", mtu: 1400, lastRxAt: () => 0 };
+    f.sessions.attach(dan.session, { info, close: () => {} });
+    f.sessions.attach(eve.session, { info, close: () => {} });
+    f.advance(30_000);
+    eve.session.traffic.packetsIn++;
+    f.sessions.sweep();
+    f.advance(59_000);
+    f.sessions.sweep();
+    expect(eve.session.ended).toBe(false);
+    f.advance(2_000);
+    f.sessions.sweep();
+    expect(eve.session.ended).toBe(true);
+    expect(dan.session.ended).toBe(false);
+    f.advance(3600_000);
+    f.sessions.sweep();
+    expect(dan.session.ended).toBe(true);
+    expect(f.events.filter((e) => e.type === "session.down").map((e) => ("reason" in e ? e.reason : ""))).toEqual(["idle_timeout", "session_timeout"]);
+  });
+});
