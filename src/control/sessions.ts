@@ -74,6 +74,8 @@ export class SessionRegistry {
   private readonly channelListeners: ((session: Session, channel: "cstp" | "dtls", cipher: string) => void)[] = [];
   /** Packet count and time of the last change, per session, for the idle timeout. */
   private readonly activity = new WeakMap<Session, { packets: number; since: number }>();
+  /** The downstream channel last announced, per session. */
+  private readonly announcedChannel = new WeakMap<Session, "cstp" | "dtls">();
 
   constructor(
     private readonly cookieTimeoutMs: number,
@@ -120,6 +122,7 @@ export class SessionRegistry {
     const previous = session.connection;
     session.connection = connection;
     if (previous && previous !== connection) previous.close("replaced");
+    this.announcedChannel.set(session, connection.info.channel);
     for (const listener of this.attachListeners) listener(session, connection);
   }
 
@@ -127,8 +130,13 @@ export class SessionRegistry {
     this.attachListeners.push(listener);
   }
 
-  /** The data plane tells the control plane that downstream moved to another channel (events). */
+  /**
+   * Downstream moved to another channel (events). The data plane may call this; the periodic
+   * sweep also notices a change of `connection.info.channel` and calls it. Announced once per change.
+   */
   channelChanged(session: Session, channel: "cstp" | "dtls", cipher: string): void {
+    if (this.announcedChannel.get(session) === channel) return;
+    this.announcedChannel.set(session, channel);
     for (const listener of this.channelListeners) listener(session, channel, cipher);
   }
 
@@ -165,6 +173,8 @@ export class SessionRegistry {
   sweep(): void {
     const now = this.now();
     for (const session of [...this.byId.values()]) {
+      const info = session.connection?.info;
+      if (info && this.announcedChannel.get(session) !== info.channel) this.channelChanged(session, info.channel, info.cipher);
       if (this.isExpired(session)) this.end(session, "cookie_expired");
       else if (session.policy.sessionTimeoutSeconds && now - session.createdAt >= session.policy.sessionTimeoutSeconds * 1000) this.end(session, "session_timeout");
       else if (session.policy.idleTimeoutSeconds && this.idleFor(session, now) >= session.policy.idleTimeoutSeconds * 1000) this.end(session, "idle_timeout");

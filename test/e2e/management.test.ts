@@ -185,6 +185,26 @@ for (const variant of variants) {
       expect(audit.at(-1)).toMatchObject({ actor: "local-cli", action: "connection.kill", target: page.items[0].id });
     }, 90_000);
 
+    test("over DTLS: the channel change is an event, and status and metrics count the session as DTLS", async () => {
+      const state = join(work, "alice-dtls");
+      mkdirSync(state, { recursive: true });
+      const events = procs.start([...topology.exec(topology.gateway), ...gwArgv(variant), "events", "--json", "--url", url, "--token", adminToken, "--pin", gw.pin]);
+      await events.waitFor("following events");
+      const oc = startOpenconnect(topology, procs, { user: "alice", password: "alice-pass-1", pin: gw.pin, stateDir: state, interface: "oc4", flags: ["--authgroup", "staff"] });
+      await waitForScript(state, "connect");
+      await events.waitFor(/"type":"channel.change"[^\n]*"channel":"dtls"/).catch((e) => {
+        throw new Error(`${e.message}\n--- gateway\n${gw.process.stderr().slice(-3000)}\n--- openconnect\n${(oc.stderr() + oc.stdout()).slice(-3000)}`);
+      });
+      const status = JSON.parse(ok(remote(["status", "--json"])));
+      expect(status.sessions).toMatchObject({ total: 1, connected: 1, dtls: 1, cstp: 0 });
+      const page = JSON.parse(ok(remote(["connections", "list", "--json"])));
+      expect(page.items[0]).toMatchObject({ user: "alice", channel: "dtls" });
+      expect(page.items[0].cipher).toMatch(/GCM/);
+      oc.child.kill("SIGINT");
+      await oc.exited;
+      await events.waitFor(/"type":"session.down"[^\n]*"reason":"logout"/);
+    }, 90_000);
+
     // Last: it stops the server.
     test("stopping the server removes api.json; the CLI then works on the store", async () => {
       gw.process.child.kill("SIGTERM");

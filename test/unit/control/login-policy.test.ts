@@ -98,3 +98,39 @@ describe("login with group policy and user overrides", () => {
     expect(f.events.filter((e) => e.type === "session.down").map((e) => ("reason" in e ? e.reason : ""))).toEqual(["idle_timeout", "session_timeout"]);
   });
 });
+
+describe("channel changes", () => {
+  test("the sweep announces a change of the connection's channel once; a direct report is not repeated", () => {
+    let now = 0;
+    const sessions = new SessionRegistry(300_000, () => now);
+    const seen: string[] = [];
+    sessions.onChannelChange((s, channel, cipher) => seen.push(`${s.user}:${channel}:${cipher}`));
+    const { session } = sessions.create({ user: "alice", group: "", policy: { routes: [], excludeRoutes: [], dns: [] }, configHash: "h" });
+    let channel: "cstp" | "dtls" = "cstp";
+    const info = {
+      clientAddress: "x",
+      clientPort: 1,
+      userAgent: "t",
+      hostname: "h",
+      connectedAt: 0,
+      get channel() {
+        return channel;
+      },
+      get cipher() {
+        return channel === "dtls" ? "PSK-AES256-GCM-SHA384" : "TLS";
+      },
+      mtu: 1400,
+      lastRxAt: () => now,
+    };
+    sessions.attach(session, { info, close: () => {} });
+    sessions.sweep();
+    channel = "dtls";
+    sessions.sweep();
+    sessions.sweep();
+    sessions.channelChanged(session, "dtls", "PSK-AES256-GCM-SHA384");
+    channel = "cstp";
+    sessions.channelChanged(session, "cstp", "TLS");
+    sessions.sweep();
+    expect(seen).toEqual(["alice:dtls:PSK-AES256-GCM-SHA384", "alice:cstp:TLS"]);
+  });
+});
