@@ -32,7 +32,7 @@ const serveArgs = {
 } as const;
 
 export const serveCommand = defineCommand({
-  meta: { name: "serve", description: "Run the gateway (TLS/CSTP on TCP 443, TUN device, SQLite store)" },
+  meta: { name: "serve", description: "Run the gateway (TLS/CSTP on TCP 443, DTLS on UDP 443, TUN device, SQLite store, management API on TCP 8443)" },
   args: serveArgs,
   async run({ args, rawArgs }) {
     rejectUnknownOptions(rawArgs, serveArgs);
