@@ -62,8 +62,9 @@ export function openApiDocument(): Record<string, unknown> {
     }
     const params = [...doc.path.matchAll(/\{(\w+)\}/g)].map((m) => ({ name: m[1], in: "path", required: true, schema: { type: "string" } }));
     if (doc.query) {
-      const q = schema(doc.query, "input") as { properties?: Record<string, unknown>; required?: string[] };
-      for (const [name, s] of Object.entries(q.properties ?? {})) params.push({ name, in: "query", required: (q.required ?? []).includes(name) && false, schema: s as never });
+      const q = schema(doc.query, "input") as { properties?: Record<string, unknown> };
+      // Every query parameter has a default or is optional.
+      for (const [name, s] of Object.entries(q.properties ?? {})) params.push({ name, in: "query", required: false, schema: s as never });
     }
     const apiPath = doc.path === "/metrics" ? "/metrics" : `/api/v1${doc.path}`;
     paths[apiPath] ??= {};

@@ -4,7 +4,7 @@ import { err, ok, type Result } from "../errors.ts";
 import type { ApiTokenRecord } from "../store/records.ts";
 import type { Store } from "../store/store.ts";
 import { hashApiSecret } from "./api-tokens.ts";
-import type { Actor, AuditLog } from "./audit.ts";
+import { LOCAL_CLI_ACTOR, type Actor, type AuditLog } from "./audit.ts";
 import type { EventBus } from "./events.ts";
 import { validationError } from "./zod-errors.ts";
 
@@ -57,6 +57,7 @@ export class TokenService {
     const parsed = newTokenSchema.safeParse(input);
     if (!parsed.success) return validationError(parsed.error, "token");
     const { name, scope } = parsed.data;
+    if (name === LOCAL_CLI_ACTOR) return err("invalid_input", `the token name ${name} is the server's own (api.json): pick another`, [{ path: "name", message: "reserved" }]);
     const expiresAt = parsed.data.expiresAt ?? null;
     if (expiresAt !== null && expiresAt <= this.now()) return err("invalid_input", "the expiry is in the past", [{ path: "expiresAt", message: "must be in the future" }]);
     const secret = `gw_${randomBytes(32).toString("base64url")}`;

@@ -118,9 +118,12 @@ for (const variant of variants) {
       expect(badToken.code).toBe(1);
       expect(badToken.stderr).toMatch(/^gw: unauthorized: /);
 
-      // Plain HTTP to the API port gets no API.
+      // Plain HTTP: the CLI refuses it, and the port speaks only TLS.
       const plain = inGw(["status", "--url", "http://127.0.0.1:8443", "--token", adminToken]);
       expect(plain.code).toBe(2);
+      const probe = `fetch("http://127.0.0.1:8443/api/v1/status").then((r) => console.log("HTTP " + r.status), () => console.log("refused"))`;
+      const answer = execFileSync(topology.exec(topology.gateway)[0]!, [...topology.exec(topology.gateway).slice(1), process.execPath, "-e", probe], { encoding: "utf8" });
+      expect(answer.trim()).toBe("refused");
 
       // Config: a bad document is refused with its paths and changes nothing.
       const before = ok(remote(["config", "get"]));

@@ -68,6 +68,9 @@ describe("API /api/v1/tokens", () => {
     const bad = await f.request("POST", "/api/v1/tokens", { name: "a b", scope: "root", lifetime: 3 });
     expect(bad.status).toBe(400);
     expect(paths(bad.body).sort()).toEqual(["lifetime", "name", "scope"]);
+    const reserved = await f.request("POST", "/api/v1/tokens", { name: "local-cli", scope: "admin" });
+    expect(reserved.status).toBe(400);
+    expect(paths(reserved.body)).toEqual(["name"]);
     const past = await f.request("POST", "/api/v1/tokens", { name: "old", scope: "read", expiresAt: Date.now() - 1000 });
     expect(past.status).toBe(400);
     expect(paths(past.body)).toEqual(["expiresAt"]);
