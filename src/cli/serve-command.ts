@@ -38,6 +38,12 @@ export const serveCommand = defineCommand({
     rejectUnknownOptions(rawArgs, serveArgs);
     const { config, flagged } = parseServeConfig(args);
     const log = (message: string) => console.error(`${new Date().toISOString()} ${message}`);
+    // Listen for the stop signals before anything is announced: a SIGTERM right after the ready
+    // line must stop the gateway cleanly, not kill it before a handler exists.
+    const signalled = new Promise<string>((resolve) => {
+      process.once("SIGINT", () => resolve("SIGINT"));
+      process.once("SIGTERM", () => resolve("SIGTERM"));
+    });
     const started = await startGateway(config, { openTun, openUdp, hasher: bunPasswordHasher, serveHttps, log, flagged });
     if (!started.ok) throw started.error;
     const gateway = started.value;
@@ -46,15 +52,9 @@ export const serveCommand = defineCommand({
     }
     console.log(`management API: ${gateway.api.url} (gw --url ${gateway.api.url} --pin ${gateway.pin})`);
     console.log(`server certificate pin: ${gateway.pin}`);
-    await new Promise<void>((resolve) => {
-      const stop = async (signal: string) => {
-        log(`${signal}: stopping, ending all sessions`);
-        await gateway.stop();
-        resolve();
-      };
-      process.once("SIGINT", () => void stop("SIGINT"));
-      process.once("SIGTERM", () => void stop("SIGTERM"));
-    });
+    const signal = await signalled;
+    log(`${signal}: stopping, ending all sessions`);
+    await gateway.stop();
   },
 });
 

@@ -48,7 +48,7 @@ for (const variant of variants) {
       const again = gw(["user", "del", "bob"]);
       expect(again.code).toBe(1);
       expect(again.stderr.trim()).toBe("gw: user_not_found: no user named bob: 'gw user list' shows the users");
-    });
+    }, 60_000);
 
     test("tokens: the secret alone on stdout, list without secrets, revoke", () => {
       const created = gw(["token", "create", "ci", "--scope", "admin", "--expires", "30d"]);
@@ -59,7 +59,7 @@ for (const variant of variants) {
       expect(list.stdout).not.toContain(created.stdout.trim());
       expect(gw(["token", "revoke", "ci"]).code).toBe(0);
       expect(gw(["token", "revoke", "ci"]).code).toBe(1);
-    });
+    }, 60_000);
 
     test("config: get, a bad document refused with every path and nothing changed, set, check", () => {
       const before = gw(["config", "get"]).stdout;
@@ -77,7 +77,7 @@ for (const variant of variants) {
       expect(gw(["config", "set", "-"], good).code).toBe(0);
       expect(JSON.parse(gw(["config", "get"]).stdout).mtu).toBe(1300);
       expect(gw(["config", "set", join(dir, "missing.json")]).code).toBe(1);
-    });
+    }, 60_000);
 
     test("status, connections and events without a server", () => {
       expect(gw(["status"]).stdout).toContain("not running (answered from the data directory)");
@@ -85,7 +85,7 @@ for (const variant of variants) {
       const events = gw(["events"]);
       expect(events.code).toBe(1);
       expect(events.stderr.trim()).toBe("gw: not_running: events come from the running server: start 'gw serve' first");
-    });
+    }, 60_000);
 
     test("usage errors exit 2", () => {
       for (const args of [["user", "add", "x", "--colour", "red"], ["token", "create", "x", "--scope", "root"], ["group", "set", "staff"], ["token", "create", "x", "--scope", "read", "--expires", "soon"], ["status", "--url", "https://127.0.0.1:1"]]) {
@@ -93,7 +93,7 @@ for (const variant of variants) {
         expect({ args, code: r.code }).toEqual({ args, code: 2 });
         expect(r.stderr).toMatch(/^gw: usage: /);
       }
-    });
+    }, 60_000);
 
     test("the audit log names local-cli for every change, in order", () => {
       const audit = JSON.parse(gw(["audit", "--json", "--limit", "1000"]).stdout) as { actor: string; action: string; target: string }[];
@@ -102,6 +102,6 @@ for (const variant of variants) {
       expect(audit.map((a) => a.action)).toContain("config.update");
       expect(audit.map((a) => a.action)).toContain("token.revoke");
       expect(gw(["audit"]).stdout.split("\n")[0]).toMatch(/^ID +WHEN +WHO +WHAT +TARGET$/);
-    });
+    }, 60_000);
   });
 }
