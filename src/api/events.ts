@@ -1,6 +1,5 @@
 import { Hono } from "hono";
 import { streamSSE } from "hono/streaming";
-import { z } from "zod";
 import { gwEventSchema, type GwEvent } from "../control/events.ts";
 import type { ApiEnv } from "./api-env.ts";
 import { problem } from "./errors.ts";
@@ -21,8 +20,6 @@ export const eventDocs: RouteDoc[] = [
     errors: ["not_running"],
   },
 ];
-
-export const droppedEventSchema = z.object({ dropped: z.number().int() });
 
 export const eventRoutes = new Hono<ApiEnv>().get("/events", (c) => {
   const control = c.var.control;

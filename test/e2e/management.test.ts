@@ -27,13 +27,13 @@ for (const variant of variants) {
     const url = "https://127.0.0.1:8443";
 
     /** Runs gw to completion inside the gateway namespace (where the API listens). */
-    const inGw = (args: string[], input?: string) => {
+    const inGw = (args: string[], input?: string, env: Record<string, string> = {}) => {
       try {
         const stdout = execFileSync(topology.exec(topology.gateway)[0]!, [...topology.exec(topology.gateway).slice(1), ...gwArgv(variant), ...args], {
           input,
           encoding: "utf8",
           stdio: ["pipe", "pipe", "pipe"],
-          env: { ...process.env, GW_URL: "", GW_TOKEN: "", GW_PIN: "", GW_INSECURE: "" },
+          env: { ...process.env, GW_URL: "", GW_TOKEN: "", GW_PIN: "", GW_INSECURE: "", ...env },
           timeout: 60_000,
         });
         return { code: 0, stdout, stderr: "" };
@@ -96,6 +96,10 @@ for (const variant of variants) {
       expect(denied.code).toBe(1);
       expect(denied.stderr.trim()).toMatch(/^gw: forbidden: token ci has scope read/);
       expect(JSON.parse(ok(inGw(["user", "list", "--json", "--url", url, "--token", reader, "--insecure"])))).toHaveLength(2);
+      // The same through the environment, with the pin in its sha256/ form.
+      const viaEnv = inGw(["user", "list", "--json"], undefined, { GW_URL: url, GW_TOKEN: reader, GW_PIN: gw.pin.replace("pin-sha256:", "sha256/") });
+      expect(JSON.parse(ok(viaEnv))).toHaveLength(2);
+      expect(JSON.parse(ok(inGw(["status", "--json"], undefined, { GW_URL: url, GW_TOKEN: reader, GW_INSECURE: "1" }))).running).toBe(true);
 
       // Errors carry the API's codes; usage errors exit 2.
       const missing = remote(["user", "show", "nobody"]);
