@@ -5,7 +5,7 @@
  */
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { execFileSync } from "node:child_process";
-import { rmSync } from "node:fs";
+import { existsSync, rmSync } from "node:fs";
 import { join } from "node:path";
 import { DatabaseSync } from "node:sqlite";
 import { gwArgv, repoRoot, startGw, tempDir } from "./harness/gateway.ts";
@@ -57,6 +57,13 @@ describe.skipIf(!e2eAvailable())("the store survives kill -9 during API writes",
     } finally {
       db.close();
     }
+
+    // The dead server left api.json behind: the CLI notices nobody answers and uses the store.
+    expect(existsSync(join(dataDir, "api.json"))).toBe(true);
+    const offline = execFileSync(topology.exec(topology.gateway)[0]!, [...topology.exec(topology.gateway).slice(1), ...gwArgv("sources"), "status", "--json", "--data-dir", dataDir], { encoding: "utf8" });
+    const status = JSON.parse(offline);
+    expect(status.running).toBe(false);
+    expect(status.users).toBeGreaterThanOrEqual(acked.filter(([kind]) => kind === "user").length);
 
     // The server starts again on the same data directory (the stale api.json is replaced).
     const again = await startGw("sources", topology, procs, dataDir);
