@@ -197,6 +197,8 @@ for (const variant of variants) {
       mkdirSync(state, { recursive: true });
       const events = procs.start([...topology.exec(topology.gateway), ...gwArgv(variant), "events", "--json", "--url", url, "--token", adminToken, "--pin", gw.pin]);
       await events.waitFor("following events");
+      const human = procs.start([...topology.exec(topology.gateway), ...gwArgv(variant), "events", "--url", url, "--token", adminToken, "--pin", gw.pin]);
+      await human.waitFor("following events");
       const oc = startOpenconnect(topology, procs, { user: "alice", password: "alice-pass-1", pin: gw.pin, stateDir: state, interface: "oc4", flags: ["--authgroup", "staff"] });
       await waitForScript(state, "connect");
       await events.waitFor(/"type":"channel.change"[^\n]*"channel":"dtls"/).catch((e) => {
@@ -207,6 +209,17 @@ for (const variant of variants) {
       const page = JSON.parse(ok(remote(["connections", "list", "--json"])));
       expect(page.items[0]).toMatchObject({ user: "alice", channel: "dtls" });
       expect(page.items[0].cipher).toMatch(/GCM/);
+      const table = ok(remote(["connections", "list"])).split("\n");
+      expect(table[0]).toMatch(/^ID +USER +GROUP +ADDRESS +CLIENT +CHANNEL +SINCE +BYTES-IN +BYTES-OUT$/);
+      expect(table[1]).toMatch(new RegExp(`^${page.items[0].id} +alice +staff +10\\.10\\.0\\.\\d+ +203\\.0\\.113\\.2:\\d+ +dtls `));
+      await human.waitFor(new RegExp(`channel.change session=${page.items[0].id} user=alice channel=dtls cipher=\\S+`));
+      // Prometheus text, with the token, from inside the gateway's namespace.
+      const scrape = `const r = await fetch("${url}/metrics", { headers: { authorization: "Bearer ${adminToken}" }, tls: { rejectUnauthorized: false } }); console.log(r.status); console.log(await r.text());`;
+      const metrics = execFileSync(topology.exec(topology.gateway)[0]!, [...topology.exec(topology.gateway).slice(1), process.execPath, "-e", scrape], { encoding: "utf8" });
+      expect(metrics.startsWith("200\n")).toBe(true);
+      expect(metrics).toContain('gw_sessions_by_channel{channel="dtls"} 1');
+      expect(metrics).toContain("gw_dtls_share 1");
+      expect(metrics).toMatch(/gw_auth_success_total [1-9]/);
       oc.child.kill("SIGINT");
       await oc.exited;
       await events.waitFor(/"type":"session.down"[^\n]*"reason":"logout"/);
