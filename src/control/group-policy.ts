@@ -1,6 +1,7 @@
 import { createHash } from "node:crypto";
 import { z } from "zod";
 import { parseCidr, parseIpv4, type Ipv4Cidr } from "../net/ipv4.ts";
+import { parseAuthMethods } from "./auth/auth-methods.ts";
 
 export const cidrText = z.string().refine((s) => parseCidr(s).ok, {
   error: (issue) => {
@@ -31,6 +32,17 @@ export const groupPolicySchema = z
     idleTimeoutSeconds: z.number().int().min(0).max(86400 * 30).optional(),
     /** A session is ended this long after login, connected or not (0 or absent: never). */
     sessionTimeoutSeconds: z.number().int().min(0).max(86400 * 365).optional(),
+    /**
+     * How members log in: factors joined by + (all, in order) and alternatives by | (one of),
+     * e.g. "password+otp", "certificate+password", "saml|password". Absent: "password".
+     */
+    auth: z
+      .string()
+      .superRefine((text, ctx) => {
+        const r = parseAuthMethods(text);
+        if (!r.ok) ctx.addIssue({ code: "custom", message: r.error.message });
+      })
+      .optional(),
     /** Logins beyond this many live sessions of one user are refused (absent: no limit). */
     maxSessionsPerUser: z.number().int().min(1).max(1000).optional(),
   })
@@ -51,6 +63,7 @@ export interface CompiledPolicy {
   idleTimeoutSeconds?: number;
   sessionTimeoutSeconds?: number;
   maxSessionsPerUser?: number;
+  auth?: string;
 }
 
 export function compilePolicy(policy: GroupPolicy): CompiledPolicy {

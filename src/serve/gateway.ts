@@ -5,6 +5,7 @@ import { ensureAdminToken } from "../control/api-tokens.ts";
 import { AuthStats } from "../control/auth/auth-stats.ts";
 import { LoginFlow } from "../control/auth/login-flow.ts";
 import { PasswordStep } from "../control/auth/password-step.ts";
+import { defaultGuardLimits, LoginGuard } from "../control/auth/login-guard.ts";
 import { SessionRegistry } from "../control/sessions.ts";
 import { ControlPlane } from "../control/control-plane.ts";
 import { err, ok, type Result } from "../errors.ts";
@@ -151,6 +152,11 @@ export async function startGateway(config: GatewayConfig, deps: GatewayDeps): Pr
   let management: RunningManagement | undefined;
   const { users, groups } = control;
   const passwordStep = new PasswordStep(users);
+  const guard = new LoginGuard({
+    ...defaultGuardLimits,
+    now,
+    onBan: (ban) => deps.log(`login banned ${ban.user ? `user=${ban.user} ` : ""}ip=${ban.ip} failures=${ban.failures} until=${new Date(ban.until).toISOString()}`),
+  });
   const flow = new LoginFlow({
     users,
     groups,
@@ -158,7 +164,8 @@ export async function startGateway(config: GatewayConfig, deps: GatewayDeps): Pr
     stats: control.authStats,
     events: control.events,
     reserveAddress: (address) => pool.leaseExact(address),
-    stepsFor: () => [passwordStep],
+    steps: { password: passwordStep },
+    guard,
     now,
     log: deps.log,
   });

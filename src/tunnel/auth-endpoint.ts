@@ -1,3 +1,4 @@
+import type { LoginClient } from "../control/auth/auth-step.ts";
 import type { LoginFlow, LoginOutcome } from "../control/auth/login-flow.ts";
 import { formDocument, refusalDocument, successDocument, type AuthDialect } from "./auth-documents.ts";
 import { parseAuthRequest, type AuthRequest } from "./auth-request.ts";
@@ -14,7 +15,7 @@ export const CONTEXT_COOKIE = "webvpncontext";
  * POST (any path: the init goes to the URL path the user typed, PROTOCOL.md §9 item 24) and
  * GET / (the legacy fallback's first request, §2.9): both dialects of the login.
  */
-export async function handleAuthRequest(request: HttpRequest, flow: LoginFlow, peer: string): Promise<ResponseSpec> {
+export async function handleAuthRequest(request: HttpRequest, flow: LoginFlow, client: Omit<LoginClient, "capabilities">): Promise<ResponseSpec> {
   const parsed =
     request.method === "GET"
       ? parseAuthRequest(undefined, new Uint8Array(0))
@@ -30,7 +31,7 @@ export async function handleAuthRequest(request: HttpRequest, flow: LoginFlow, p
     kind: auth.kind === "init" || auth.kind === "empty" ? "init" : "answer",
     answers: auth.fields,
     group: auth.groupSelect,
-    peer,
+    client: { ...client, capabilities: auth.capabilities },
   });
   return render(dialect, outcome);
 }
@@ -59,6 +60,7 @@ function render(dialect: AuthDialect, outcome: LoginOutcome): ResponseSpec {
       break;
     case "refused":
       headers.push(["Set-Cookie", setCookie(CONTEXT_COOKIE, "")]);
+      if (outcome.retryAfterSeconds !== undefined) headers.push(["Retry-After", String(outcome.retryAfterSeconds)]);
       body = refusalDocument(dialect, outcome.message);
       break;
   }

@@ -1,5 +1,7 @@
 import type { TLSSocket } from "node:tls";
 import type { LoginFlow } from "../control/auth/login-flow.ts";
+import type { Result } from "../errors.ts";
+import type { ClientCertificateInfo } from "../pki/verify-client-cert.ts";
 import type { AddressPool } from "../net/address-pool.ts";
 import { handleAuthRequest } from "./auth-endpoint.ts";
 import { decideConnect, TUNNEL_PATHS } from "./connect-handler.ts";
@@ -16,6 +18,8 @@ export interface TunnelFront {
   flow: LoginFlow;
   pool: AddressPool;
   defaults: TunnelDefaults;
+  /** The checked client certificate of a connection, when a client CA is configured (PROTOCOL.md §3). */
+  clientCertificate?(socket: TLSSocket): Result<ClientCertificateInfo> | undefined;
   /** The PSK for PSK-NEGOTIATE from this connection's TLS exporter, or undefined (PROTOCOL.md §7.4). */
   exportPsk(socket: TLSSocket): Uint8Array | undefined;
 }
@@ -65,8 +69,9 @@ export function serveConnection(socket: TLSSocket, front: TunnelFront): void {
 
   async function route(request: HttpRequest): Promise<ResponseSpec> {
     const path = request.target.split("?")[0]!;
-    if (request.method === "POST") return handleAuthRequest(request, front.flow, peer);
-    if (request.method === "GET" && (path === "/" || path === "/auth")) return handleAuthRequest(request, front.flow, peer);
+    if (request.method === "POST" || (request.method === "GET" && (path === "/" || path === "/auth"))) {
+      return handleAuthRequest(request, front.flow, { peer, ip: socket.remoteAddress ?? "", certificate: front.clientCertificate?.(socket) });
+    }
     if (request.method === "GET" && path === "/logout") return { status: 200, reason: "OK", headers: [["Content-Type", "text/html"]], body: "" };
     return { status: 404, reason: "Not Found", headers: [["Content-Type", "text/plain; charset=utf-8"]], body: "not found\n" };
   }

@@ -1,14 +1,38 @@
+import type { Result } from "../../errors.ts";
+import type { ClientCertificateInfo } from "../../pki/verify-client-cert.ts";
 import type { UserRecord } from "../../store/records.ts";
+import type { GroupPolicy } from "../group-policy.ts";
+import type { AuthFactor } from "./auth-methods.ts";
 import type { FormField } from "./login-form.ts";
+
+/** What the tunnel front knows about the client making a login request. */
+export interface LoginClient {
+  /** "address:port", for logs. */
+  peer: string;
+  ip: string;
+  /**
+   * The client certificate of this TLS connection, checked against the configured CA
+   * (PROTOCOL.md §3.1); absent when none was sent or no CA is configured.
+   */
+  certificate?: Result<ClientCertificateInfo>;
+  /** `<capabilities><auth-method>` of the init (e.g. single-sign-on-v2). */
+  capabilities: readonly string[];
+}
 
 /** State of one login attempt, kept between requests (AnyConnect may use a new TLS connection each time). */
 export interface LoginContext {
   readonly id: string;
   readonly createdAt: number;
   requestedGroup?: string;
-  stepIndex: number;
-  /** Set by the step that identifies the user (password today; certificate or SAML later). */
+  /** Set by the factor that identified the user (password, certificate or saml). */
   user?: UserRecord;
+  identifiedBy?: AuthFactor;
+  /** The group the login is for, once the user is known. */
+  group?: { name: string; policy: GroupPolicy };
+  /** Factors still to pass after identification, in order. */
+  pending: AuthFactor[];
+  /** A certificate that failed once is not tried again in this attempt (password may follow). */
+  certificateFailed?: boolean;
   /** Name typed in an earlier attempt, for the next form's default. */
   lastUserName?: string;
 }
@@ -21,12 +45,12 @@ export type StepResult =
   | { kind: "refused"; error: string; reason: string };
 
 /**
- * One factor of the login pipeline. A group's pipeline is a list of steps that must all pass, in
- * order (one-time codes, certificates and SAML plug in as further steps).
+ * One factor of the login pipeline. A group's methods chain factors (all must pass, in order)
+ * and offer alternatives; each factor is one step. A step without fields runs without asking.
  */
 export interface AuthStep {
-  readonly method: string;
+  readonly factor: AuthFactor;
   message(context: LoginContext): string;
   fields(context: LoginContext): FormField[];
-  submit(context: LoginContext, answers: ReadonlyMap<string, string>): Promise<StepResult>;
+  submit(context: LoginContext, answers: ReadonlyMap<string, string>, client: LoginClient): Promise<StepResult>;
 }

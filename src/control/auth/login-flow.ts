@@ -5,8 +5,10 @@ import type { EventBus } from "../events.ts";
 import type { GroupService } from "../groups.ts";
 import type { Session, SessionRegistry } from "../sessions.ts";
 import { staticAddressOf, type UserService } from "../users.ts";
+import { chainStartingWith, DEFAULT_AUTH, formatAuthMethods, parseAuthMethods, type AuthFactor, type AuthMethods } from "./auth-methods.ts";
 import type { AuthStats } from "./auth-stats.ts";
-import type { AuthStep, LoginContext } from "./auth-step.ts";
+import type { AuthStep, LoginClient, LoginContext, StepResult } from "./auth-step.ts";
+import type { LoginGuard } from "./login-guard.ts";
 import type { LoginForm } from "./login-form.ts";
 
 export interface LoginRequest {
@@ -16,22 +18,24 @@ export interface LoginRequest {
   kind: "init" | "answer";
   answers: ReadonlyMap<string, string>;
   group?: string;
-  /** Where the request came from, for logs. */
-  peer: string;
+  client: LoginClient;
 }
 
 export type LoginOutcome =
   | { kind: "form"; contextId: string; form: LoginForm }
   | { kind: "success"; session: Session; token: string }
-  | { kind: "refused"; message: string };
+  /** retryAfterSeconds: the client is banned for that long (brute-force protection). */
+  | { kind: "refused"; message: string; retryAfterSeconds?: number };
 
 export interface LoginFlowOptions {
   users: UserService;
   groups: GroupService;
   sessions: SessionRegistry;
   stats: AuthStats;
-  /** The pipeline of a group (password only today). */
-  stepsFor(group: string | undefined): AuthStep[];
+  /** One step per factor the gateway can check; a group requiring a missing one cannot log in. */
+  steps: Partial<Record<AuthFactor, AuthStep>>;
+  /** Brute-force protection: failed logins per source IP and per user name. */
+  guard?: LoginGuard;
   now(): number;
   log(message: string): void;
   /** Where auth outcomes are announced (the control plane's event bus). */
@@ -60,37 +64,102 @@ export class LoginFlow {
     const context = this.contextFor(request);
     if (request.group === DEFAULT_GROUP_CHOICE) context.requestedGroup = undefined;
     else if (request.group !== undefined && request.group !== "") context.requestedGroup = request.group;
-    if (request.kind === "init") {
-      context.stepIndex = 0;
-      context.user = undefined;
-      return this.prompt(context);
+    const ban = this.o.guard?.check(request.client.ip, typedName(request) ?? context.lastUserName);
+    if (ban) {
+      this.fail("banned", request, context, false);
+      return { kind: "refused", message: ban.message, retryAfterSeconds: ban.retryAfterSeconds };
     }
-    const steps = this.o.stepsFor(context.requestedGroup);
-    const step = steps[context.stepIndex];
-    if (!step) return this.prompt(this.restart(context));
-    const result = await step.submit(context, request.answers);
+    if (request.kind === "init") return this.advance(this.restart(context), request);
+    const factor = this.currentFactor(context, request);
+    const step = factor && this.o.steps[factor];
+    if (!step || step.fields(context).length === 0) return this.advance(context, request);
+    return this.apply(context, request, factor, await step.submit(context, request.answers, request.client));
+  }
+
+  /** Runs the steps that need no answer (a certificate) until one needs a form, or the login completes. */
+  private async advance(context: LoginContext, request: LoginRequest, error?: string): Promise<LoginOutcome> {
+    const factor = this.currentFactor(context, request);
+    if (factor === undefined) return this.complete(context, request);
+    const step = this.o.steps[factor];
+    if (!step) {
+      this.fail("method_unavailable", request, context);
+      return { kind: "refused", message: `This gateway cannot check ${factor} logins: contact your administrator.` };
+    }
+    if (step.fields(context).length > 0) return this.prompt(context, step, error);
+    return this.apply(context, request, factor, await step.submit(context, new Map(), request.client));
+  }
+
+  /** Records a step's result and says what comes next. */
+  private async apply(context: LoginContext, request: LoginRequest, factor: AuthFactor, result: StepResult): Promise<LoginOutcome> {
+    if (result.kind === "retry" && factor === "certificate") {
+      // A bad or missing certificate: a password (or SSO) may still identify the user, if allowed.
+      context.certificateFailed = true;
+      const others = this.identifyingFactors(context.requestedGroup);
+      others.delete("certificate");
+      if (context.user || others.size === 0) result = { kind: "refused", error: result.error, reason: result.reason };
+    }
     if (result.kind === "retry") {
       this.fail(result.reason, request, context);
-      return this.prompt(this.restart(context), result.error);
+      return this.advance(this.restart(context), request, result.error);
     }
     if (result.kind === "refused") {
       this.fail(result.reason, request, context);
       this.contexts.delete(context.id);
       return { kind: "refused", message: result.error };
     }
+    if (context.user) {
+      context.pending.shift();
+      return this.advance(context, request);
+    }
+    // The user is known now: their group decides which factors must follow.
     context.user = result.user;
-    context.stepIndex++;
-    if (context.stepIndex < steps.length) return this.prompt(context);
-    return this.complete(context, request);
+    context.identifiedBy = factor;
+    const group = this.resolveGroup(result.user, context.requestedGroup);
+    if ("error" in group) {
+      this.fail(group.reason, request, context);
+      return this.advance(this.restart(context), request, group.error);
+    }
+    const methods = this.methodsOf(group.policy.auth);
+    const chain = chainStartingWith(methods, factor);
+    if (!chain) {
+      this.fail("method_not_allowed", request, context);
+      this.contexts.delete(context.id);
+      const name = group.name || "(none)";
+      return { kind: "refused", message: `Group ${name} does not accept a ${factor} login: it requires ${formatAuthMethods(methods)}.` };
+    }
+    context.group = group;
+    context.pending = chain.slice(1);
+    return this.advance(context, request);
+  }
+
+  /** The next factor: the identifying one until the user is known, then what the group's chain requires. */
+  private currentFactor(context: LoginContext, request: LoginRequest): AuthFactor | undefined {
+    if (context.user) return context.pending[0];
+    const allowed = this.identifyingFactors(context.requestedGroup);
+    const certificate = request.client.certificate;
+    if (allowed.has("certificate") && !context.certificateFailed && certificate) return "certificate";
+    if (allowed.has("password")) return "password";
+    if (allowed.has("saml")) return "saml";
+    return "certificate"; // certificate-only and none sent: its step says what is missing, once
+  }
+
+  /** Factors that may identify a user of this group (any group's, when none was chosen). */
+  private identifyingFactors(group: string | undefined): Set<AuthFactor> {
+    const policies = group !== undefined ? [this.o.groups.policyOf(group)] : this.o.groups.list().map((g) => ({ ok: true as const, value: g.policy }));
+    const firsts = new Set<AuthFactor>();
+    for (const p of policies) if (p.ok) for (const chain of this.methodsOf(p.value.auth)) firsts.add(chain[0]!);
+    if (firsts.size === 0) firsts.add("password");
+    return firsts;
+  }
+
+  private methodsOf(auth: string | undefined): AuthMethods {
+    const parsed = parseAuthMethods(auth ?? DEFAULT_AUTH);
+    return parsed.ok ? parsed.value : [["password"]];
   }
 
   private complete(context: LoginContext, request: LoginRequest): LoginOutcome {
     const user = context.user!;
-    const group = this.resolveGroup(user, context.requestedGroup);
-    if ("error" in group) {
-      this.fail(group.reason, request, context);
-      return this.prompt(this.restart(context), group.error);
-    }
+    const group = context.group ?? { name: "", policy: emptyPolicy };
     const live = this.o.sessions.list().filter((s) => s.user === user.name).length;
     if (group.policy.maxSessionsPerUser !== undefined && live >= group.policy.maxSessionsPerUser) {
       this.fail("too_many_sessions", request, context);
@@ -117,9 +186,10 @@ export class LoginFlow {
     });
     if (staticAddress !== undefined) session.address = staticAddress;
     this.o.users.recordSuccess(user.name);
+    this.o.guard?.success(request.client.ip, user.name);
     this.o.stats.successes++;
-    this.o.events?.emit({ type: "auth.success", user: user.name, group: group.name, session: session.id, peer: request.peer });
-    this.o.log(`login ok user=${user.name} group=${group.name || "-"} session=${session.id} peer=${request.peer}`);
+    this.o.events?.emit({ type: "auth.success", user: user.name, group: group.name, session: session.id, peer: request.client.peer });
+    this.o.log(`login ok user=${user.name} group=${group.name || "-"} session=${session.id} peer=${request.client.peer}`);
     return { kind: "success", session, token };
   }
 
@@ -142,11 +212,11 @@ export class LoginFlow {
     return { name, policy: policy.value };
   }
 
-  private prompt(context: LoginContext, error?: string): LoginOutcome {
-    const step = this.o.stepsFor(context.requestedGroup)[context.stepIndex]!;
+  private prompt(context: LoginContext, step: AuthStep, error?: string): LoginOutcome {
+    const first = !context.user;
     const groupNames = this.o.groups.list().map((g) => g.name);
     const form: LoginForm = {
-      authId: context.stepIndex === 0 ? "main" : "challenge",
+      authId: first ? "main" : "challenge",
       message: step.message(context),
       error,
       fields: step.fields(context),
@@ -154,7 +224,7 @@ export class LoginFlow {
       // The first option stands for "my own first group" (ocserv's default-select-group), so a
       // client that picks nothing (openconnect --non-inter without --authgroup) is not stuck.
       groupChoice:
-        context.stepIndex === 0 && groupNames.length > 1
+        first && groupNames.length > 1
           ? { options: [DEFAULT_GROUP_CHOICE, ...groupNames], selected: context.requestedGroup ?? DEFAULT_GROUP_CHOICE }
           : undefined,
     };
@@ -162,15 +232,18 @@ export class LoginFlow {
   }
 
   private restart(context: LoginContext): LoginContext {
-    context.stepIndex = 0;
     context.user = undefined;
+    context.identifiedBy = undefined;
+    context.group = undefined;
+    context.pending = [];
     return context;
   }
 
-  private fail(reason: string, request: LoginRequest, context: LoginContext): void {
+  private fail(reason: string, request: LoginRequest, context: LoginContext, counts = true): void {
     this.o.stats.failure(reason);
-    this.o.events?.emit({ type: "auth.failure", user: context.lastUserName ?? null, reason, peer: request.peer });
-    this.o.log(`login failed reason=${reason} user=${context.lastUserName ?? "-"} peer=${request.peer}`);
+    if (counts) this.o.guard?.failure(request.client.ip, context.lastUserName ?? context.user?.name);
+    this.o.events?.emit({ type: "auth.failure", user: context.lastUserName ?? null, reason, peer: request.client.peer });
+    this.o.log(`login failed reason=${reason} user=${context.lastUserName ?? "-"} peer=${request.client.peer}`);
   }
 
   private contextFor(request: LoginRequest): LoginContext {
@@ -179,7 +252,7 @@ export class LoginFlow {
     if (existing && now - existing.createdAt <= this.ttl) return existing;
     if (existing) this.contexts.delete(existing.id);
     this.evict(now);
-    const context: LoginContext = { id: randomBytes(16).toString("base64url"), createdAt: now, stepIndex: 0 };
+    const context: LoginContext = { id: randomBytes(16).toString("base64url"), createdAt: now, pending: [] };
     this.contexts.set(context.id, context);
     return context;
   }
@@ -191,4 +264,9 @@ export class LoginFlow {
       this.contexts.delete(id);
     }
   }
+}
+
+function typedName(request: LoginRequest): string | undefined {
+  const name = request.answers.get("username")?.trim();
+  return name ? name : undefined;
 }

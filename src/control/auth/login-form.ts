@@ -4,6 +4,11 @@ export interface FormField {
   name: string;
   label: string;
   value?: string;
+  /**
+   * A text field whose value should not be echoed where the client can hide it: the spec's
+   * challenge uses a text input named otp, openconnect's XML flow a password input (PROTOCOL.md §2.7).
+   */
+  conceal?: boolean;
 }
 
 export interface GroupChoice {

@@ -2,27 +2,34 @@ import type { UserService } from "../users.ts";
 import type { AuthStep, LoginContext, StepResult } from "./auth-step.ts";
 import type { FormField } from "./login-form.ts";
 
-/** User name and password, checked against the stored argon2id hash. */
+/**
+ * User name and password, checked against the stored argon2id hash. After a certificate
+ * (certificate+password) it confirms the certificate holder: the typed name must be theirs.
+ */
 export class PasswordStep implements AuthStep {
-  readonly method = "password";
+  readonly factor = "password";
 
   constructor(private readonly users: UserService) {}
 
-  message(): string {
-    return "Please enter your user name and password.";
+  message(context: LoginContext): string {
+    return context.user ? `Enter the password of ${context.user.name}.` : "Please enter your user name and password.";
   }
 
   fields(context: LoginContext): FormField[] {
     return [
-      { type: "text", name: "username", label: "Username:", value: context.lastUserName },
+      { type: "text", name: "username", label: "Username:", value: context.user?.name ?? context.lastUserName },
       { type: "password", name: "password", label: "Password:" },
     ];
   }
 
   async submit(context: LoginContext, answers: ReadonlyMap<string, string>): Promise<StepResult> {
-    const name = (answers.get("username") ?? "").trim();
+    const typed = (answers.get("username") ?? "").trim();
+    const name = context.user?.name ?? typed;
     const password = answers.get("password") ?? "";
-    context.lastUserName = name || undefined;
+    if (!context.user) context.lastUserName = typed || undefined;
+    if (context.user && typed && typed !== context.user.name) {
+      return { kind: "retry", error: `The user name must be the certificate's: ${context.user.name}.`, reason: "certificate_user_mismatch" };
+    }
     if (!name || !password) return { kind: "retry", error: "Enter both a user name and a password.", reason: "missing_credentials" };
     const user = await this.users.verifyPassword(name, password);
     if (!user) {

@@ -27,9 +27,9 @@ async function fixture() {
   const sessions = new SessionRegistry(300_000, Date.now);
   const stats = new AuthStats();
   const step = new PasswordStep(users);
-  const flow = new LoginFlow({ users, groups, sessions, stats, stepsFor: () => [step], now: Date.now, log: () => {} });
+  const flow = new LoginFlow({ users, groups, sessions, stats, steps: { password: step }, now: Date.now, log: () => {} });
   const answer = (fields: Record<string, string>, extra: { group?: string; contextId?: string } = {}) =>
-    flow.handle({ kind: "answer", answers: new Map(Object.entries(fields)), peer: "test", ...extra });
+    flow.handle({ kind: "answer", answers: new Map(Object.entries(fields)), client: { peer: "test", ip: "192.0.2.9", capabilities: [] }, ...extra });
   return { flow, users, stats, answer, store: store.value };
 }
 
@@ -41,13 +41,13 @@ const expectKind = <K extends LoginOutcome["kind"]>(o: LoginOutcome, kind: K) =>
 describe("LoginFlow with the password step", () => {
   test("init offers user name, password and the group list with a default choice", async () => {
     const { flow } = await fixture();
-    const form = expectKind(await flow.handle({ kind: "init", answers: new Map(), peer: "t" }), "form").form;
+    const form = expectKind(await flow.handle({ kind: "init", answers: new Map(), client: { peer: "t", ip: "192.0.2.9", capabilities: [] } }), "form").form;
     expect(form.authId).toBe("main");
     expect(form.fields.map((f) => `${f.type}:${f.name}`)).toEqual(["text:username", "password:password"]);
     expect(form.groupChoice?.options[0]).toBe(DEFAULT_GROUP_CHOICE);
     expect(form.groupChoice?.options.slice(1).sort()).toEqual(["ops", "staff"]);
     expect(form.groupChoice?.selected).toBe(DEFAULT_GROUP_CHOICE);
-    const chosen = expectKind(await flow.handle({ kind: "init", answers: new Map(), group: "ops", peer: "t" }), "form");
+    const chosen = expectKind(await flow.handle({ kind: "init", answers: new Map(), group: "ops", client: { peer: "t", ip: "192.0.2.9", capabilities: [] } }), "form");
     expect(chosen.form.groupChoice?.selected).toBe("ops");
   });
 
@@ -102,16 +102,16 @@ describe("LoginFlow with the password step", () => {
       groups,
       sessions: new SessionRegistry(1000, Date.now),
       stats: new AuthStats(),
-      stepsFor: () => [new PasswordStep(users)],
+      steps: { password: new PasswordStep(users) },
       now: Date.now,
       log: () => {},
       maxContexts: 10,
     });
-    const first = expectKind(await flow.handle({ kind: "init", answers: new Map(), group: "x", peer: "t" }), "form");
-    const again = expectKind(await flow.handle({ kind: "init", answers: new Map(), contextId: first.contextId, peer: "t" }), "form");
+    const first = expectKind(await flow.handle({ kind: "init", answers: new Map(), group: "x", client: { peer: "t", ip: "192.0.2.9", capabilities: [] } }), "form");
+    const again = expectKind(await flow.handle({ kind: "init", answers: new Map(), contextId: first.contextId, client: { peer: "t", ip: "192.0.2.9", capabilities: [] } }), "form");
     expect(again.contextId).toBe(first.contextId);
-    for (let i = 0; i < 100; i++) await flow.handle({ kind: "init", answers: new Map(), peer: "t" });
-    const evicted = expectKind(await flow.handle({ kind: "init", answers: new Map(), contextId: first.contextId, peer: "t" }), "form");
+    for (let i = 0; i < 100; i++) await flow.handle({ kind: "init", answers: new Map(), client: { peer: "t", ip: "192.0.2.9", capabilities: [] } });
+    const evicted = expectKind(await flow.handle({ kind: "init", answers: new Map(), contextId: first.contextId, client: { peer: "t", ip: "192.0.2.9", capabilities: [] } }), "form");
     expect(evicted.contextId).not.toBe(first.contextId);
   });
 });

@@ -26,11 +26,11 @@ async function fixture() {
     stats: control.authStats,
     events: control.events,
     reserveAddress: (a) => (reserved.has(a) ? false : (reserved.add(a), true)),
-    stepsFor: () => [step],
+    steps: { password: step },
     now: () => now,
     log: () => {},
   });
-  const login = (username: string, password: string) => flow.handle({ kind: "answer", answers: new Map([["username", username], ["password", password]]), peer: "203.0.113.2:1" });
+  const login = (username: string, password: string) => flow.handle({ kind: "answer", answers: new Map([["username", username], ["password", password]]), client: { peer: "203.0.113.2:1", ip: "192.0.2.9", capabilities: [] } });
   return { control, sessions, events, login, advance: (ms: number) => (now += ms) };
 }
 
