@@ -5,6 +5,7 @@ import type { ControlPlane } from "../control/control-plane.ts";
 import type { Principal } from "../control/tokens.ts";
 import type { ApiEnv } from "./api-env.ts";
 import { auditRoutes } from "./audit.ts";
+import { banRoutes } from "./bans.ts";
 import { bearerAuth } from "./auth.ts";
 import { configRoutes } from "./config.ts";
 import { connectionRoutes } from "./connections.ts";
@@ -57,7 +58,7 @@ export function createApiApp(control: ControlPlane, o: ApiOptions = {}): Hono<Ap
     await next();
   });
 
-  for (const routes of [statusRoutes, connectionRoutes, userRoutes, groupRoutes, tokenRoutes, configRoutes, eventRoutes, auditRoutes, metricsRoutes]) {
+  for (const routes of [statusRoutes, connectionRoutes, userRoutes, groupRoutes, tokenRoutes, configRoutes, eventRoutes, auditRoutes, banRoutes, metricsRoutes]) {
     app.route("/api/v1", routes);
   }
   app.route("/", metricsRoutes);

@@ -1,6 +1,7 @@
 import { z } from "zod";
 import { VERSION } from "../version.ts";
 import { auditDocs } from "./audit.ts";
+import { banDocs } from "./bans.ts";
 import { configDocs } from "./config.ts";
 import { connectionDocs } from "./connections.ts";
 import { ERROR_CODES, errorBodySchema } from "./errors.ts";
@@ -21,6 +22,7 @@ export const allRouteDocs: RouteDoc[] = [
   ...configDocs,
   ...eventDocs,
   ...auditDocs,
+  ...banDocs,
   ...metricsDocs,
   {
     method: "get",

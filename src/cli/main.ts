@@ -3,6 +3,7 @@ import { GwError } from "../errors.ts";
 import { VERSION } from "../version.ts";
 import { UsageError } from "./args.ts";
 import { auditCommand } from "./audit-command.ts";
+import { banCommand } from "./ban-commands.ts";
 import { configCommand } from "./config-commands.ts";
 import { connectionsCommand } from "./connection-commands.ts";
 import { eventsCommand } from "./events-command.ts";
@@ -24,6 +25,7 @@ export const gwCommand = defineCommand({
     config: configCommand,
     events: eventsCommand,
     audit: auditCommand,
+    bans: banCommand,
   },
 });
 

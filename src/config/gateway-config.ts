@@ -52,6 +52,10 @@ export const gatewaySettingsShape = {
   dpd: z.number().int().min(0).max(3600).default(30).describe("default DPD interval, seconds (new tunnels)"),
   keepalive: z.number().int().min(0).max(86400).default(20).describe("default keepalive interval, seconds (new tunnels)"),
   mobileDpd: z.number().int().min(0).max(86400).default(600).describe("default mobile DPD interval, seconds (new tunnels)"),
+  loginMaxFailuresPerIp: z.number().int().min(1).max(100000).default(20).describe("failed logins from one address within the window before it is banned (restart required)"),
+  loginMaxFailuresPerUser: z.number().int().min(1).max(100000).default(5).describe("failed logins for one user name from one address within the window before that pair is banned (restart required)"),
+  loginFailureWindow: z.number().int().min(1).max(86400).default(300).describe("seconds over which failed logins are counted (restart required)"),
+  loginBanSeconds: z.number().int().min(1).max(86400 * 30).default(300).describe("how long a ban lasts, seconds (restart required)"),
 };
 
 /** Settings a running gateway applies to new tunnels at once; every other change needs a restart. */

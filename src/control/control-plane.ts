@@ -3,6 +3,8 @@ import type { PasswordHasher } from "../runtime/password-hasher.ts";
 import type { Store } from "../store/store.ts";
 import { VERSION } from "../version.ts";
 import { AuditLog } from "./audit.ts";
+import type { LoginGuard } from "./auth/login-guard.ts";
+import { BanService } from "./bans.ts";
 import { AuthStats } from "./auth/auth-stats.ts";
 import type { ChangeContext } from "./change-context.ts";
 import { ConnectionService } from "./connections.ts";
@@ -23,6 +25,8 @@ export interface ControlPlaneDeps {
   now: () => number;
   /** The running gateway; absent when the CLI works on the data directory alone. */
   runtime?: GatewayRuntime;
+  /** The running gateway's brute-force protection. */
+  guard?: LoginGuard;
 }
 
 /**
@@ -41,6 +45,7 @@ export class ControlPlane {
   readonly tokens: TokenService;
   readonly connections: ConnectionService;
   readonly settings: SettingsService;
+  readonly bans: BanService;
   readonly runtime?: GatewayRuntime;
   /** Traffic of the sessions that ended in this run. */
   readonly endedTraffic = new TrafficCounters();
@@ -60,6 +65,7 @@ export class ControlPlane {
     this.tokens = new TokenService(deps.store, this.audit, this.events, deps.now);
     this.connections = new ConnectionService(deps.sessions, this.audit, this.events);
     this.settings = new SettingsService(deps.store, this.audit, this.events, deps.runtime?.settings);
+    this.bans = new BanService(deps.guard, this.audit, this.events);
 
     deps.sessions.onAttach((session, connection) => {
       this.events.emit({

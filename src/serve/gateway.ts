@@ -5,7 +5,7 @@ import { ensureAdminToken } from "../control/api-tokens.ts";
 import { AuthStats } from "../control/auth/auth-stats.ts";
 import { LoginFlow } from "../control/auth/login-flow.ts";
 import { PasswordStep } from "../control/auth/password-step.ts";
-import { defaultGuardLimits, LoginGuard } from "../control/auth/login-guard.ts";
+import { LoginGuard } from "../control/auth/login-guard.ts";
 import { SessionRegistry } from "../control/sessions.ts";
 import { ControlPlane } from "../control/control-plane.ts";
 import { err, ok, type Result } from "../errors.ts";
@@ -127,8 +127,21 @@ export async function startGateway(config: GatewayConfig, deps: GatewayDeps): Pr
 
   // ── Control plane (issue 4): users, groups, tokens, sessions, config, events, audit ──
   const startedAt = now();
+  // Brute-force protection: lives with the run, visible through the control plane (gw bans).
+  const guard = new LoginGuard({
+    maxFailuresPerIp: config.loginMaxFailuresPerIp,
+    maxFailuresPerUser: config.loginMaxFailuresPerUser,
+    windowSeconds: config.loginFailureWindow,
+    banSeconds: config.loginBanSeconds,
+    now,
+    onBan: (ban) => {
+      deps.log(`login banned ${ban.user ? `user=${ban.user} ` : ""}ip=${ban.ip} failures=${ban.failures} until=${new Date(ban.until).toISOString()}`);
+      control.events.emit({ type: "auth.ban", ip: ban.ip, user: ban.user ?? null, failures: ban.failures, until: ban.until });
+    },
+  });
   const control = new ControlPlane({
     store,
+    guard,
     hasher: deps.hasher,
     sessions,
     authStats: new AuthStats(),
@@ -152,11 +165,6 @@ export async function startGateway(config: GatewayConfig, deps: GatewayDeps): Pr
   let management: RunningManagement | undefined;
   const { users, groups } = control;
   const passwordStep = new PasswordStep(users);
-  const guard = new LoginGuard({
-    ...defaultGuardLimits,
-    now,
-    onBan: (ban) => deps.log(`login banned ${ban.user ? `user=${ban.user} ` : ""}ip=${ban.ip} failures=${ban.failures} until=${new Date(ban.until).toISOString()}`),
-  });
   const flow = new LoginFlow({
     users,
     groups,

@@ -20,7 +20,6 @@ export interface LoginGuardOptions {
   onBan?(ban: Ban): void;
 }
 
-export const defaultGuardLimits = { maxFailuresPerIp: 20, maxFailuresPerUser: 5, windowSeconds: 300, banSeconds: 300 };
 
 interface Counter {
   failures: number;

@@ -11,6 +11,8 @@ export interface Topology {
   gateway: string;
   lan: string;
   gatewayOutside: string;
+  /** The client's veth (a second address can be added to it: 203.0.113.3). */
+  clientInterface: string;
   lanHost: string;
   /** argv prefix running a command inside a namespace. */
   exec(ns: string): string[];
@@ -24,6 +26,7 @@ export function createTopology(tag: string): Topology {
   const topology: Topology = {
     ...ns,
     gatewayOutside: "203.0.113.1",
+    clientInterface: `${prefix}c`,
     lanHost: "198.51.100.2",
     exec: (name) => ["ip", "netns", "exec", name],
     destroy() {
