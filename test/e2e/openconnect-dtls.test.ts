@@ -70,9 +70,10 @@ describe.skipIf(!e2eAvailable())("openconnect over DTLS against gw", () => {
   ] as const) {
     test(`${name}: DTLS established, ping, 50 MB down and 10 MB up through DTLS`, async () => {
       const oc = await connect([...flags]);
-      // The tunnel comes up only after the DTLS handshake and MTU probing (§7.7), so by now:
-      expect(oc.stderr() + oc.stdout()).toContain(`Established DTLS connection (using GnuTLS). Ciphersuite ${cipher}.`);
-      expect(oc.stderr() + oc.stdout()).toContain("with SSL connected and DTLS connected");
+      // The tunnel comes up only after the DTLS handshake and MTU probing (§7.7); openconnect's
+      // output is a pipe, so its lines may still be on their way: wait for them, do not peek.
+      await oc.waitFor(`Established DTLS connection (using GnuTLS). Ciphersuite ${cipher}.`, 10_000);
+      await oc.waitFor("with SSL connected and DTLS connected", 10_000);
       const up = new RegExp(`dtls up session=(\\S+) user=dave .*cipher=DTLS\\S+ ${gwCipher}\n`);
       await gw.process.waitFor(up);
       const sessionId = [...gw.process.stderr().matchAll(new RegExp(up, "g"))].at(-1)![1];
@@ -89,7 +90,7 @@ describe.skipIf(!e2eAvailable())("openconnect over DTLS against gw", () => {
     execFileSync("ip", ["-n", topology.client, "rule", "add", "ipproto", "udp", "dport", "443", "prohibit"]);
     try {
       const oc = await connect([]);
-      expect(oc.stderr() + oc.stdout()).toContain("using SSL instead");
+      await oc.waitFor("using SSL instead", 10_000);
       expect(run(topology.client, ["ping", "-c", "2", "-W", "2", topology.lanHost])).toContain("2 received");
       bulk("down", 10 * MB);
       await disconnect(oc);
@@ -100,7 +101,7 @@ describe.skipIf(!e2eAvailable())("openconnect over DTLS against gw", () => {
 
   test("UDP blocked mid-session: the client moves to CSTP, so does the gateway, and traffic keeps flowing", async () => {
     const oc = await connect([]);
-    expect(oc.stderr() + oc.stdout()).toContain("with SSL connected and DTLS connected");
+    await oc.waitFor("with SSL connected and DTLS connected", 10_000);
     expect(run(topology.client, ["ping", "-c", "1", "-W", "2", topology.lanHost])).toContain("1 received");
     execFileSync("ip", ["-n", topology.client, "rule", "add", "ipproto", "udp", "dport", "443", "prohibit"]);
     try {

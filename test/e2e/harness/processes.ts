@@ -27,7 +27,8 @@ export class ProcessGroup {
     child.stderr!.on("data", (d) => ((err += d), notify()));
     child.stdin!.on("error", () => {});
     if (options.stdin !== undefined) child.stdin!.end(options.stdin);
-    const exited = new Promise<number | null>((resolve) => child.on("exit", (code) => (notify(), resolve(code))));
+    // "close", not "exit": only then has all of the output been read.
+    const exited = new Promise<number | null>((resolve) => child.on("close", (code) => (notify(), resolve(code))));
     const started: Started = {
       child,
       stdout: () => out,
