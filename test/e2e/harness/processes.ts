@@ -28,7 +28,14 @@ export class ProcessGroup {
     child.stdin!.on("error", () => {});
     if (options.stdin !== undefined) child.stdin!.end(options.stdin);
     // "close", not "exit": only then has all of the output been read.
-    const exited = new Promise<number | null>((resolve) => child.on("close", (code) => (notify(), resolve(code))));
+    let closed = false;
+    const exited = new Promise<number | null>((resolve) =>
+      child.on("close", (code) => {
+        closed = true;
+        notify();
+        resolve(code);
+      }),
+    );
     const started: Started = {
       child,
       stdout: () => out,
@@ -42,7 +49,7 @@ export class ProcessGroup {
             if (seen()) {
               clearTimeout(timer);
               resolve();
-            } else if (child.exitCode !== null || child.signalCode !== null) {
+            } else if (closed) {
               clearTimeout(timer);
               reject(new Error(`process exited (${child.exitCode ?? child.signalCode}) before ${text}\n--- stdout\n${out}\n--- stderr\n${err}`));
             } else waiters.push(check);
