@@ -29,6 +29,9 @@ const serveArgs = {
   dpd: { type: "string", description: "Dead-peer-detection interval in seconds (default 30)" },
   keepalive: { type: "string", description: "Keepalive interval in seconds (default 20)" },
   "api-listen": { type: "string", description: "Management API HOST:PORT, TLS with the gateway's certificate (default 0.0.0.0:8443)" },
+  "client-ca": { type: "string", description: "PEM CA bundle for client-certificate login (requested in every TLS handshake)" },
+  crl: { type: "string", description: "PEM CRL of the client CA, with --client-ca" },
+  "cert-user-attribute": { type: "string", description: "Certificate attribute naming the user: cn, email, uid or san-email (default cn)" },
 } as const;
 
 export const serveCommand = defineCommand({
@@ -78,6 +81,9 @@ function parseServeConfig(args: Record<string, unknown>): { config: GatewayConfi
     dpd: intOption(args.dpd, "dpd"),
     keepalive: intOption(args.keepalive, "keepalive"),
     apiListen: args["api-listen"],
+    clientCaFile: args["client-ca"],
+    crlFile: args.crl,
+    certUserAttribute: args["cert-user-attribute"],
   };
   const defined = Object.fromEntries(Object.entries(flags).filter(([, v]) => v !== undefined));
   const stored = readStoredDocument(dataDir);
@@ -86,6 +92,8 @@ function parseServeConfig(args: Record<string, unknown>): { config: GatewayConfi
     delete stored.certFile;
     delete stored.keyFile;
   }
+  // --client-ca replaces the stored CA with its CRL: a CRL belongs to the CA that signed it.
+  if ("clientCaFile" in defined) delete stored.crlFile;
   const parsed = gatewayConfigSchema.safeParse({ ...stored, ...defined, dataDir });
   if (!parsed.success) {
     const r = validationError(parsed.error, "configuration");

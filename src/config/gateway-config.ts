@@ -1,6 +1,9 @@
 import { z } from "zod";
 import { parseCidr, parseIpv4 } from "../net/ipv4.ts";
 
+/** Where a client certificate names its user (ocserv's cert-user-oid). */
+export const CERT_USER_ATTRIBUTES = ["cn", "email", "uid", "san-email"] as const;
+
 const ipAddress = z.string().refine((s) => s === "::" || parseIpv4(s) !== undefined || /^[0-9a-fA-F:]+$/.test(s), "must be an IP address");
 
 /** HOST:PORT (IPv6 in brackets: [::1]:8443). */
@@ -32,6 +35,12 @@ export const gatewaySettingsShape = {
   apiListen: hostPortSchema.default("0.0.0.0:8443").describe("management API HOST:PORT, TLS with the gateway certificate (restart required)"),
   certFile: z.string().min(1).optional().describe("certificate PEM file; absent: the generated one (restart required)"),
   keyFile: z.string().min(1).optional().describe("private key PEM file, with certFile (restart required)"),
+  clientCaFile: z.string().min(1).optional().describe("PEM bundle of the CA(s) issuing client certificates; absent: no certificate login (restart required)"),
+  crlFile: z.string().min(1).optional().describe("PEM CRL(s) of the client CA, with clientCaFile (restart required)"),
+  certUserAttribute: z
+    .enum(CERT_USER_ATTRIBUTES)
+    .optional()
+    .describe("the client certificate attribute holding the user name: cn, email, uid or san-email; absent: cn (restart required)"),
   tunName: z
     .string()
     .regex(/^[A-Za-z0-9_.-]{1,15}$/, "a TUN name is 1-15 characters: letters, digits, '_', '.', '-'")
@@ -61,13 +70,17 @@ export const gatewaySettingsShape = {
 /** Settings a running gateway applies to new tunnels at once; every other change needs a restart. */
 export const LIVE_SETTINGS = ["mtu", "dpd", "keepalive", "mobileDpd"] as const;
 
-type SettingsLike = { certFile?: string; keyFile?: string; port: number; apiListen: string };
+type SettingsLike = { certFile?: string; keyFile?: string; clientCaFile?: string; crlFile?: string; port: number; apiListen: string };
 
 const certAndKeyTogether = <T extends SettingsLike>(schema: z.ZodType<T>) =>
   schema
     .refine((c) => (c.certFile === undefined) === (c.keyFile === undefined), {
       error: "--cert and --key go together: give both, or neither to use the generated certificate",
       path: ["certFile"],
+    })
+    .refine((c) => c.crlFile === undefined || c.clientCaFile !== undefined, {
+      error: "--crl needs --client-ca: a CRL is checked against the client CA that signed it",
+      path: ["crlFile"],
     })
     .refine((c) => parseHostPort(c.apiListen)?.port !== c.port, {
       error: "the management API needs its own port, not the tunnel port",

@@ -5,6 +5,9 @@ import { ensureAdminToken } from "../control/api-tokens.ts";
 import { AuthStats } from "../control/auth/auth-stats.ts";
 import { LoginFlow } from "../control/auth/login-flow.ts";
 import { PasswordStep } from "../control/auth/password-step.ts";
+import { CertificateStep } from "../control/auth/certificate-step.ts";
+import { createClientCertificateCheck } from "../tunnel/client-cert-check.ts";
+import { loadClientCertFiles } from "./client-cert-setup.ts";
 import { LoginGuard } from "../control/auth/login-guard.ts";
 import { SessionRegistry } from "../control/sessions.ts";
 import { ControlPlane } from "../control/control-plane.ts";
@@ -76,6 +79,8 @@ export async function startGateway(config: GatewayConfig, deps: GatewayDeps): Pr
 
   const cert = obtainServerCertificate(dataDir.value, config.certFile, config.keyFile);
   if (!cert.ok) return fail(cert);
+  const clientTrust = loadClientCertFiles(config.clientCaFile, config.crlFile);
+  if (!clientTrust.ok) return fail(clientTrust);
 
   const poolCidr = parseCidr(config.pool);
   if (!poolCidr.ok) return fail(poolCidr);
@@ -172,7 +177,10 @@ export async function startGateway(config: GatewayConfig, deps: GatewayDeps): Pr
     stats: control.authStats,
     events: control.events,
     reserveAddress: (address) => pool.leaseExact(address),
-    steps: { password: passwordStep },
+    steps: {
+      password: passwordStep,
+      ...(clientTrust.value && { certificate: new CertificateStep({ findUser: (name) => store.getUser(name), attribute: config.certUserAttribute ?? "cn" }) }),
+    },
     guard,
     now,
     log: deps.log,
@@ -180,17 +188,20 @@ export async function startGateway(config: GatewayConfig, deps: GatewayDeps): Pr
   // ── end control plane ──
 
   const exportPsk = createPskExporter(deps.log);
+  const clientCertificate = clientTrust.value && createClientCertificateCheck(clientTrust.value, now, deps.log);
   const listener = await listenTls({
     host: config.listen,
     port: config.port,
     certPem: cert.value.certPem,
     keyPem: cert.value.keyPem,
+    requestClientCertificate: clientCertificate !== undefined,
     onConnection: (socket) =>
       serveConnection(socket, {
         plane,
         flow,
         pool,
         exportPsk,
+        clientCertificate,
         defaults: {
           mtu: config.mtu,
           dpdSeconds: config.dpd,

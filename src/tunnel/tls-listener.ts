@@ -6,6 +6,12 @@ export interface TlsListenOptions {
   port: number;
   certPem: string;
   keyPem: string;
+  /**
+   * Ask every client for a certificate (a client CA is configured). The handshake never fails
+   * for a missing or bad one: the login decides, so password fallback and clear errors stay
+   * possible (PROTOCOL.md §3.1).
+   */
+  requestClientCertificate?: boolean;
   onConnection(socket: TLSSocket): void;
 }
 
@@ -29,6 +35,7 @@ export function listenTls(o: TlsListenOptions): Promise<Result<Server>> {
       ciphers: TLS12_CIPHERS,
       honorCipherOrder: true,
       handshakeTimeout: 10_000,
+      ...(o.requestClientCertificate ? { requestCert: true, rejectUnauthorized: false } : {}),
     },
     o.onConnection,
   );

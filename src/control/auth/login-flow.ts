@@ -86,11 +86,11 @@ export class LoginFlow {
       return { kind: "refused", message: `This gateway cannot check ${factor} logins: contact your administrator.` };
     }
     if (step.fields(context).length > 0) return this.prompt(context, step, error);
-    return this.apply(context, request, factor, await step.submit(context, new Map(), request.client));
+    return this.apply(context, request, factor, await step.submit(context, new Map(), request.client), error);
   }
 
-  /** Records a step's result and says what comes next. */
-  private async apply(context: LoginContext, request: LoginRequest, factor: AuthFactor, result: StepResult): Promise<LoginOutcome> {
+  /** Records a step's result and says what comes next; `carried`: the previous attempt's error, for the next form. */
+  private async apply(context: LoginContext, request: LoginRequest, factor: AuthFactor, result: StepResult, carried?: string): Promise<LoginOutcome> {
     if (result.kind === "retry" && factor === "certificate") {
       // A bad or missing certificate: a password (or SSO) may still identify the user, if allowed.
       context.certificateFailed = true;
@@ -109,7 +109,7 @@ export class LoginFlow {
     }
     if (context.user) {
       context.pending.shift();
-      return this.advance(context, request);
+      return this.advance(context, request, carried);
     }
     // The user is known now: their group decides which factors must follow.
     context.user = result.user;
@@ -117,10 +117,20 @@ export class LoginFlow {
     const group = this.resolveGroup(result.user, context.requestedGroup);
     if ("error" in group) {
       this.fail(group.reason, request, context);
+      if (factor === "certificate") {
+        // Asking again would present the same certificate: say so once and stop.
+        this.contexts.delete(context.id);
+        return { kind: "refused", message: group.error };
+      }
       return this.advance(this.restart(context), request, group.error);
     }
     const methods = this.methodsOf(group.policy.auth);
     const chain = chainStartingWith(methods, factor);
+    if (!chain && factor === "certificate" && chainStartingWith(methods, "password")) {
+      // A certificate the client presents anyway (one per client, not per gateway): log in with the password.
+      context.certificateFailed = true;
+      return this.advance(this.restart(context), request, carried);
+    }
     if (!chain) {
       this.fail("method_not_allowed", request, context);
       this.contexts.delete(context.id);
@@ -129,7 +139,7 @@ export class LoginFlow {
     }
     context.group = group;
     context.pending = chain.slice(1);
-    return this.advance(context, request);
+    return this.advance(context, request, carried);
   }
 
   /** The next factor: the identifying one until the user is known, then what the group's chain requires. */
