@@ -15,6 +15,7 @@ import { SettingsService } from "./settings.ts";
 import type { GatewayRuntime, Status } from "./status.ts";
 import { TokenService } from "./tokens.ts";
 import { UserService } from "./users.ts";
+import { noSecretKey, OtpService, type SecretKeySource } from "./otp.ts";
 import { formatIpv4 } from "../net/ipv4.ts";
 
 export interface ControlPlaneDeps {
@@ -25,6 +26,8 @@ export interface ControlPlaneDeps {
   now: () => number;
   /** The running gateway; absent when the CLI works on the data directory alone. */
   runtime?: GatewayRuntime;
+  /** The data directory's secret-box key, for OTP secrets (absent: OTP enrolment is unavailable). */
+  otpKey?: SecretKeySource;
   /** The running gateway's brute-force protection. */
   guard?: LoginGuard;
 }
@@ -41,6 +44,7 @@ export class ControlPlane {
   readonly audit: AuditLog;
   readonly authStats: AuthStats;
   readonly users: UserService;
+  readonly otp: OtpService;
   readonly groups: GroupService;
   readonly tokens: TokenService;
   readonly connections: ConnectionService;
@@ -61,6 +65,7 @@ export class ControlPlane {
     this.audit = new AuditLog(deps.store, deps.now);
     const context: ChangeContext = { audit: this.audit, events: this.events, sessions: deps.sessions };
     this.users = new UserService(deps.store, deps.hasher, deps.now, context);
+    this.otp = new OtpService(deps.store, deps.otpKey ?? noSecretKey, deps.now, context);
     this.groups = new GroupService(deps.store, deps.now, context);
     this.tokens = new TokenService(deps.store, this.audit, this.events, deps.now);
     this.connections = new ConnectionService(deps.sessions, this.audit, this.events);

@@ -47,6 +47,8 @@ export const userViewSchema = z.object({
   failedLogins: z.number().int(),
   lastLoginAt: z.number().int().nullable(),
   createdAt: z.number().int(),
+  /** One-time codes: enrolled since when (the secret is never shown again after enrolment). */
+  otp: z.object({ enrolled: z.boolean(), since: z.number().int().nullable() }),
 });
 export type UserView = z.infer<typeof userViewSchema>;
 
@@ -191,6 +193,7 @@ export class UserService {
         lastLoginAt: existing?.lastLoginAt ?? null,
         createdAt: existing?.createdAt ?? this.now(),
         overridesJson: JSON.stringify(overrides),
+        otpEnrolledAt: existing?.otpEnrolledAt ?? null,
       };
       const before = existing ? toView(existing) : null;
       const after = toView(record);
@@ -238,6 +241,7 @@ function toView(record: UserRecord): UserView {
     failedLogins: record.failedLogins,
     lastLoginAt: record.lastLoginAt,
     createdAt: record.createdAt,
+    otp: { enrolled: record.otpEnrolledAt != null, since: record.otpEnrolledAt ?? null },
   };
 }
 

@@ -5,6 +5,8 @@ import { ensureAdminToken } from "../control/api-tokens.ts";
 import { AuthStats } from "../control/auth/auth-stats.ts";
 import { LoginFlow } from "../control/auth/login-flow.ts";
 import { PasswordStep } from "../control/auth/password-step.ts";
+import { OtpStep } from "../control/auth/otp-step.ts";
+import { otpKeySource } from "../control/auth/otp-key.ts";
 import { CertificateStep } from "../control/auth/certificate-step.ts";
 import { createClientCertificateCheck } from "../tunnel/client-cert-check.ts";
 import { loadClientCertFiles } from "./client-cert-setup.ts";
@@ -146,6 +148,7 @@ export async function startGateway(config: GatewayConfig, deps: GatewayDeps): Pr
   });
   const control = new ControlPlane({
     store,
+    otpKey: otpKeySource(dataDir.value),
     guard,
     hasher: deps.hasher,
     sessions,
@@ -178,7 +181,7 @@ export async function startGateway(config: GatewayConfig, deps: GatewayDeps): Pr
     events: control.events,
     reserveAddress: (address) => pool.leaseExact(address),
     steps: {
-      password: passwordStep,
+      password: passwordStep, otp: new OtpStep(control.otp, now, deps.log),
       ...(clientTrust.value && { certificate: new CertificateStep({ findUser: (name) => store.getUser(name), attribute: config.certUserAttribute ?? "cn" }) }),
     },
     guard,

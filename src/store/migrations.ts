@@ -39,4 +39,13 @@ export const migrations: readonly string[] = [
      before TEXT,
      after TEXT
    );`,
+  // 3: one-time codes per user: the TOTP secret sealed with the data directory's key
+  // (control/auth/secret-box.ts), when it was enrolled, and the last accepted time step
+  // (a code is accepted once only).
+  `CREATE TABLE user_otp (
+     user_name TEXT PRIMARY KEY REFERENCES users(name) ON DELETE CASCADE,
+     sealed_secret TEXT NOT NULL,
+     enrolled_at INTEGER NOT NULL,
+     last_used_step INTEGER
+   );`,
 ];

@@ -12,6 +12,18 @@ export interface UserRecord {
   createdAt: number;
   /** Per-user overrides as JSON text (static address, routes); validated by control/users.ts. */
   overridesJson: string;
+  /** When one-time codes were enrolled (read from user_otp; writing a user never changes it). */
+  otpEnrolledAt?: number | null;
+}
+
+/** A user's TOTP enrolment. */
+export interface OtpRecord {
+  user: string;
+  /** The secret sealed with the data directory's key ("gwbox1.…"), never the plain secret. */
+  sealedSecret: string;
+  enrolledAt: number;
+  /** The time step of the last accepted code; that step and earlier ones are refused. */
+  lastUsedStep: number | null;
 }
 
 export interface GroupRecord {

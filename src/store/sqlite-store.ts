@@ -3,7 +3,7 @@ import { dirname } from "node:path";
 import { DatabaseSync } from "node:sqlite";
 import { err, ok, type Result } from "../errors.ts";
 import { migrations } from "./migrations.ts";
-import type { ApiTokenRecord, AuditRecord, GroupRecord, NewAuditRecord, UserRecord } from "./records.ts";
+import type { ApiTokenRecord, AuditRecord, GroupRecord, NewAuditRecord, OtpRecord, UserRecord } from "./records.ts";
 import type { Store } from "./store.ts";
 
 type Row = Record<string, unknown>;
@@ -48,12 +48,12 @@ class SqliteStore implements Store {
   constructor(private readonly db: DatabaseSync) {}
 
   getUser(name: string): UserRecord | undefined {
-    const row = this.db.prepare("SELECT * FROM users WHERE name = ?").get(name) as Row | undefined;
+    const row = this.db.prepare(`${USER_SELECT} WHERE name = ?`).get(name) as Row | undefined;
     return row ? this.userFromRow(row) : undefined;
   }
 
   listUsers(): UserRecord[] {
-    return (this.db.prepare("SELECT * FROM users ORDER BY name").all() as Row[]).map((r) => this.userFromRow(r));
+    return (this.db.prepare(`${USER_SELECT} ORDER BY name`).all() as Row[]).map((r) => this.userFromRow(r));
   }
 
   insertUser(user: UserRecord): void {
@@ -85,6 +85,37 @@ class SqliteStore implements Store {
 
   recordLoginSuccess(name: string, at: number): void {
     this.db.prepare("UPDATE users SET last_login_at = ? WHERE name = ?").run(at, name);
+  }
+
+  getOtp(user: string): OtpRecord | undefined {
+    const row = this.db.prepare("SELECT * FROM user_otp WHERE user_name = ?").get(user) as Row | undefined;
+    if (!row) return undefined;
+    return {
+      user: String(row.user_name),
+      sealedSecret: String(row.sealed_secret),
+      enrolledAt: Number(row.enrolled_at),
+      lastUsedStep: row.last_used_step === null ? null : Number(row.last_used_step),
+    };
+  }
+
+  putOtp(r: OtpRecord): void {
+    this.db
+      .prepare(
+        "INSERT INTO user_otp(user_name, sealed_secret, enrolled_at, last_used_step) VALUES(?, ?, ?, ?) " +
+          "ON CONFLICT(user_name) DO UPDATE SET sealed_secret = excluded.sealed_secret, enrolled_at = excluded.enrolled_at, last_used_step = excluded.last_used_step",
+      )
+      .run(r.user, r.sealedSecret, r.enrolledAt, r.lastUsedStep);
+  }
+
+  deleteOtp(user: string): boolean {
+    return Number(this.db.prepare("DELETE FROM user_otp WHERE user_name = ?").run(user).changes) > 0;
+  }
+
+  markOtpStepUsed(user: string, step: number): boolean {
+    const result = this.db
+      .prepare("UPDATE user_otp SET last_used_step = ? WHERE user_name = ? AND (last_used_step IS NULL OR last_used_step < ?)")
+      .run(step, user, step);
+    return Number(result.changes) === 1;
   }
 
   getGroup(name: string): GroupRecord | undefined {
@@ -199,9 +230,13 @@ class SqliteStore implements Store {
       lastLoginAt: row.last_login_at === null ? null : Number(row.last_login_at),
       createdAt: Number(row.created_at),
       overridesJson: String(row.overrides ?? "{}"),
+      otpEnrolledAt: row.otp_enrolled_at === null || row.otp_enrolled_at === undefined ? null : Number(row.otp_enrolled_at),
     };
   }
 }
+
+/** A user row with the time of their OTP enrolment (null when none). */
+const USER_SELECT = "SELECT users.*, (SELECT enrolled_at FROM user_otp WHERE user_otp.user_name = users.name) AS otp_enrolled_at FROM users";
 
 function groupFromRow(row: Row): GroupRecord {
   return { name: String(row.name), policyJson: String(row.policy), createdAt: Number(row.created_at) };

@@ -1,4 +1,4 @@
-import type { ApiTokenRecord, AuditRecord, GroupRecord, NewAuditRecord, UserRecord } from "./records.ts";
+import type { ApiTokenRecord, AuditRecord, GroupRecord, NewAuditRecord, OtpRecord, UserRecord } from "./records.ts";
 
 /**
  * The storage interface of the control plane. Calls are synchronous: node:sqlite is, and the
@@ -12,6 +12,16 @@ export interface Store {
   deleteUser(name: string): boolean;
   recordLoginFailure(name: string): void;
   recordLoginSuccess(name: string, at: number): void;
+
+  getOtp(user: string): OtpRecord | undefined;
+  /** Inserts or replaces the user's enrolment. */
+  putOtp(record: OtpRecord): void;
+  deleteOtp(user: string): boolean;
+  /**
+   * Records an accepted code's step, atomically: false when that step (or a later one) was
+   * already used, e.g. by a concurrent login with the same code.
+   */
+  markOtpStepUsed(user: string, step: number): boolean;
 
   getGroup(name: string): GroupRecord | undefined;
   listGroups(): GroupRecord[];

@@ -1,4 +1,5 @@
 import type { LoginForm } from "../control/auth/login-form.ts";
+import { inputType, specChallengeElement } from "./challenge-document.ts";
 import { renderXml, xmlDocument, type XmlNode } from "./xml.ts";
 
 /**
@@ -11,7 +12,8 @@ export type AuthDialect = "xml" | "form";
 const TITLE = "gw VPN";
 
 export function formDocument(dialect: AuthDialect, form: LoginForm, contextId: string): string {
-  const auth = authElement(form);
+  // The spec's literal flow gets its challenge exactly as written (no title).
+  const auth = dialect === "form" && form.authId === "challenge" ? specChallengeElement(form) : authElement(form, dialect);
   if (dialect === "form") return xmlDocument(auth);
   return xmlDocument(
     configAuth("auth-request", [
@@ -56,10 +58,10 @@ function configAuth(type: string, children: XmlNode[]): XmlNode {
   };
 }
 
-function authElement(form: LoginForm): XmlNode {
+function authElement(form: LoginForm, dialect: AuthDialect): XmlNode {
   const inputs: XmlNode[] = form.fields.map((f) => ({
     name: "input",
-    attrs: { type: f.type, name: f.name, label: f.label, value: f.value },
+    attrs: { type: inputType(f, dialect), name: f.name, label: f.label, value: f.value },
   }));
   if (form.groupChoice) {
     inputs.push({

@@ -35,6 +35,8 @@ export interface LoginContext {
   certificateFailed?: boolean;
   /** Name typed in an earlier attempt, for the next form's default. */
   lastUserName?: string;
+  /** Wrong answers to a later factor (a one-time code) in this attempt. */
+  retries?: number;
 }
 
 export type StepResult =

@@ -46,6 +46,9 @@ export interface LoginFlowOptions {
   maxContexts?: number;
 }
 
+/** Wrong one-time codes allowed in one login before it must start over (with the password). */
+export const MAX_CODE_ATTEMPTS = 3;
+
 /** The group option meaning "the user's own first group"; group names cannot contain parentheses. */
 export const DEFAULT_GROUP_CHOICE = "(default)";
 
@@ -97,6 +100,14 @@ export class LoginFlow {
       const others = this.identifyingFactors(context.requestedGroup);
       others.delete("certificate");
       if (context.user || others.size === 0) result = { kind: "refused", error: result.error, reason: result.reason };
+    }
+    if (result.kind === "retry" && context.user && factor === "otp") {
+      // A wrong code asks for the code again (not the password), a few times per login.
+      this.fail(result.reason, request, context);
+      context.retries = (context.retries ?? 0) + 1;
+      if (context.retries < MAX_CODE_ATTEMPTS) return this.advance(context, request, result.error);
+      this.contexts.delete(context.id);
+      return { kind: "refused", message: `${result.error} Too many attempts: log in again.` };
     }
     if (result.kind === "retry") {
       this.fail(result.reason, request, context);
@@ -246,6 +257,7 @@ export class LoginFlow {
     context.identifiedBy = undefined;
     context.group = undefined;
     context.pending = [];
+    context.retries = undefined;
     return context;
   }
 
