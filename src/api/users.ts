@@ -1,5 +1,6 @@
 import { Hono } from "hono";
 import { z } from "zod";
+import { otpEnrolmentSchema, otpEnrolRequestSchema } from "../control/otp.ts";
 import { newUserSchema, userDocumentSchema, userViewSchema } from "../control/users.ts";
 import type { ApiEnv } from "./api-env.ts";
 import { fromGwError } from "./errors.ts";
@@ -58,6 +59,23 @@ export const userDocs: RouteDoc[] = [
     responses: [{ status: 204, description: "deleted" }],
     errors: ["user_not_found"],
   },
+  {
+    method: "post",
+    path: "/users/{name}/otp",
+    summary: "Enrol the user for one-time codes (TOTP, 30 s, 6 digits, SHA-1): the only time the secret is shown. Body: {}",
+    scope: "admin",
+    body: otpEnrolRequestSchema,
+    responses: [{ status: 201, description: "enrolled: base32 secret, otpauth:// URI and its QR code as SVG", schema: otpEnrolmentSchema }],
+    errors: ["user_not_found", "otp_already_enrolled", "otp_key_unavailable"],
+  },
+  {
+    method: "delete",
+    path: "/users/{name}/otp",
+    summary: "Remove the user's OTP enrolment (204); groups that require otp refuse the user until enrolled again",
+    scope: "admin",
+    responses: [{ status: 204, description: "reset" }],
+    errors: ["user_not_found", "otp_not_enrolled"],
+  },
 ];
 
 export const userRoutes = new Hono<ApiEnv>()
@@ -80,5 +98,13 @@ export const userRoutes = new Hono<ApiEnv>()
   })
   .delete("/users/:name", (c) => {
     const r = c.var.control.users.remove(c.req.param("name"), c.var.principal.name);
+    return r.ok ? c.body(null, 204) : fromGwError(c, r.error);
+  })
+  .post("/users/:name/otp", jsonBody(otpEnrolRequestSchema), (c) => {
+    const r = c.var.control.otp.enroll(c.req.param("name"), c.var.principal.name);
+    return r.ok ? c.json(r.value, 201) : fromGwError(c, r.error);
+  })
+  .delete("/users/:name/otp", (c) => {
+    const r = c.var.control.otp.reset(c.req.param("name"), c.var.principal.name);
     return r.ok ? c.body(null, 204) : fromGwError(c, r.error);
   });

@@ -20,6 +20,7 @@ const policyArgs = {
   "idle-timeout": { type: "string", description: "End a session after this many seconds without data (0: never)" },
   "session-timeout": { type: "string", description: "End a session this many seconds after login (0: never)" },
   "max-sessions": { type: "string", description: "At most this many live sessions per user" },
+  auth: { type: "string", description: "How members log in: factors joined by + (all), alternatives by | (one of), e.g. password, password+otp, certificate+password" },
 } as const;
 
 /** The policy fields given on the command line (lists only when given at least once). */
@@ -35,6 +36,7 @@ function policyFrom(args: Record<string, unknown>, rawArgs: readonly string[]): 
     if (values.length) policy[field] = values;
   }
   if (args["default-domain"] !== undefined) policy.defaultDomain = args["default-domain"];
+  if (args.auth !== undefined) policy.auth = args.auth;
   const numbers: [string, string][] = [
     ["mtu", "mtu"],
     ["dpd", "dpdSeconds"],
@@ -79,9 +81,10 @@ const list = defineCommand({
         excluded: v.policy.excludeRoutes.join(",") || "-",
         dns: v.policy.dns.join(",") || "-",
         domain: v.policy.defaultDomain ?? "-",
+        auth: v.policy.auth ?? "password",
         members: String(v.members.length),
       })),
-      ["name", "routes", "excluded", "dns", "domain", "members"],
+      ["name", "routes", "excluded", "dns", "domain", "auth", "members"],
     );
   },
 });
@@ -119,6 +122,7 @@ const FIELD_BY_FLAG: Record<string, string> = {
   "idle-timeout": "idleTimeoutSeconds",
   "session-timeout": "sessionTimeoutSeconds",
   "max-sessions": "maxSessionsPerUser",
+  auth: "auth",
 };
 
 const set = defineCommand({

@@ -4,6 +4,7 @@ import { rejectUnknownOptions, repeated, UsageError } from "./args.ts";
 import { connectArgs, withApi } from "./connect.ts";
 import { printJson, printRecord, printTable, time } from "./output.ts";
 import { readSecretFromStdin } from "./stdin.ts";
+import { userOtpCommand } from "./user-otp-commands.ts";
 
 const json = { json: { type: "boolean", description: "JSON output" } } as const;
 const nameArg = { name: { type: "positional", required: true, description: "User name" } } as const;
@@ -65,10 +66,11 @@ const list = defineCommand({
         state: v.disabled ? "disabled" : "enabled",
         password: v.hasPassword ? "set" : "none",
         address: v.staticAddress ?? "-",
+        otp: v.otp?.enrolled ? "enrolled" : "-",
         "failed-logins": String(v.failedLogins),
         "last-login": time(v.lastLoginAt),
       })),
-      ["name", "groups", "state", "password", "address", "failed-logins", "last-login"],
+      ["name", "groups", "state", "password", "address", "otp", "failed-logins", "last-login"],
     );
   },
 });
@@ -82,7 +84,7 @@ const show = defineCommand({
     rejectUnknownOptions(rawArgs, showArgs);
     const view = await withApi(args, (api) => api.call<UserView>("GET", u(args.name)));
     if (args.json) return printJson(view);
-    printRecord({ ...view, lastLoginAt: time(view.lastLoginAt), createdAt: time(view.createdAt) });
+    printRecord({ ...view, lastLoginAt: time(view.lastLoginAt), createdAt: time(view.createdAt), otp: view.otp?.enrolled ? `enrolled ${time(view.otp.since)}` : "not enrolled" });
   },
 });
 
@@ -150,5 +152,5 @@ const del = defineCommand({
 
 export const userCommand = defineCommand({
   meta: { name: "user", description: "Manage VPN users" },
-  subCommands: { add, list, show, set, passwd, disable: toggle(true), enable: toggle(false), del },
+  subCommands: { add, list, show, set, passwd, disable: toggle(true), enable: toggle(false), del, otp: userOtpCommand },
 });

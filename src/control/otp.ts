@@ -59,7 +59,7 @@ export class OtpService {
   /** A new secret for a user without one (reset first to replace it). */
   enroll(name: string, actor: Actor): Result<OtpEnrolment> {
     const key = this.key();
-    if (!key.ok) return key;
+    if (!key.ok) return err("otp_key_unavailable", key.error.message, { cause: key.error.code });
     const secret = generateTotpSecret();
     const enrolledAt = this.now();
     const sealedSecret = sealSecret(key.value, secret, contextOf(name));

@@ -6,6 +6,8 @@ import type { GwEvent } from "../../../src/control/events.ts";
 import { DropCounters } from "../../../src/net/drop-counters.ts";
 import type { PasswordHasher } from "../../../src/runtime/password-hasher.ts";
 import { openSqliteStore } from "../../../src/store/sqlite-store.ts";
+import { generateSecretBoxKey } from "../../../src/control/auth/secret-box.ts";
+import { ok } from "../../../src/errors.ts";
 
 /** Fast stand-in for argon2id: these tests are about the API, not the hash. */
 export const fakeHasher: PasswordHasher = {
@@ -30,8 +32,10 @@ export function apiFixture(o: { running?: boolean } = {}): Fixture {
   const sessions = new SessionRegistry(300_000, Date.now);
   const applied: unknown[] = [];
   let settings = { listen: "0.0.0.0", port: 443, dtls: true, apiListen: "0.0.0.0:8443", tunName: "gw0", pool: "10.10.0.0/24", cookieTimeout: 300, mtu: 1400, dpd: 30, keepalive: 20, mobileDpd: 600 };
+  const otpKey = generateSecretBoxKey();
   const control = new ControlPlane({
     store: store.value,
+    otpKey: () => ok(otpKey),
     hasher: fakeHasher,
     sessions,
     now: Date.now,
