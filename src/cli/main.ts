@@ -8,6 +8,7 @@ import { configCommand } from "./config-commands.ts";
 import { connectionsCommand } from "./connection-commands.ts";
 import { eventsCommand } from "./events-command.ts";
 import { groupCommand } from "./group-commands.ts";
+import { pkiCommand } from "./pki-commands.ts";
 import { serveCommand } from "./serve-command.ts";
 import { statusCommand } from "./status-command.ts";
 import { tokenCommand } from "./token-commands.ts";
@@ -26,6 +27,7 @@ export const gwCommand = defineCommand({
     events: eventsCommand,
     audit: auditCommand,
     bans: banCommand,
+    pki: pkiCommand,
   },
 });
 

@@ -1,4 +1,4 @@
-/** `gw pki ca`: a small certificate authority for client certificates (EC P-256; a root or an intermediate). */
+/** `gw pki ca create`: a small certificate authority for client certificates (EC P-256; a root or an intermediate). */
 import * as der from "./der.ts";
 import {
   BACKDATE_MS,

@@ -47,7 +47,7 @@ export function loadClientCertTrust(caPem: string, crlPem?: string): Result<Clie
     return err(
       "client_ca_invalid",
       "The client CA file holds no PEM certificate ('-----BEGIN CERTIFICATE-----'). Point it at " +
-        "the CA that issues user certificates (create one with `gw pki ca`).",
+        "the CA that issues user certificates (create one with `gw pki ca create`).",
     );
   }
   for (const [i, block] of blocks.entries()) {

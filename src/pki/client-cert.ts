@@ -1,4 +1,4 @@
-/** `gw pki issue`: client certificates for VPN users, signed by a gw CA (or any CA key pair). */
+/** `gw pki client issue`: client certificates for VPN users, signed by a gw CA (or any CA key pair). */
 import * as der from "./der.ts";
 import {
   BACKDATE_MS,

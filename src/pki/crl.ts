@@ -1,4 +1,4 @@
-/** `gw pki revoke`: a certificate revocation list (RFC 5280 §5, v2) signed by a gw CA. */
+/** `gw pki crl`: a certificate revocation list (RFC 5280 §5, v2) signed by a gw CA. */
 import * as der from "./der.ts";
 import { DAY_MS, OID, extension, invalidOptions, loadCa, signed, toPem, type CaPair } from "./x509-build.ts";
 

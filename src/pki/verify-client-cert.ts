@@ -92,7 +92,7 @@ export function verifyClientCertificate(
     return err(
       "cert_untrusted",
       `${who} issued by "${oneLine(leaf.issuer)}" does not chain to a configured client CA. ` +
-        "Issue the user a certificate from the gateway's CA (`gw pki issue`), or add the issuing " +
+        "Issue the user a certificate from the gateway's CA (`gw pki client issue`), or add the issuing " +
         "CA to the client CA bundle.",
     );
   }
@@ -112,7 +112,7 @@ export function verifyClientCertificate(
       return err(
         "cert_expired",
         `${subject} expired on ${notAfter.toISOString()}. Issue a new certificate ` +
-          `(\`gw pki issue\`) and install it in the client.`,
+          `(\`gw pki client issue\`) and install it in the client.`,
       );
     }
   }
@@ -126,7 +126,7 @@ export function verifyClientCertificate(
       return err(
         "cert_crl_expired",
         `The CRL of "${oneLine(crl.issuer.subject)}" expired on ${crl.nextUpdate.toISOString()}, so ` +
-          "no certificate of that CA is accepted. Publish a fresh CRL (`gw pki crl`) and reload it.",
+          "no certificate of that CA is accepted. Publish a fresh CRL (`gw pki crl`) and restart the gateway with it.",
       );
     }
     const serial = cert === leaf ? d.serial : serialOf(cert);
@@ -160,7 +160,7 @@ export function verifyClientCertificate(
       "cert_no_client_auth",
       `${who} is not for TLS client authentication: its extended key usage ` +
         `${d.extKeyUsage ? `(${d.extKeyUsage.join(", ")})` : "is missing"} lacks clientAuth ` +
-        "(1.3.6.1.5.5.7.3.2). Issue a client certificate (`gw pki issue` sets it).",
+        "(1.3.6.1.5.5.7.3.2). Issue a client certificate (`gw pki client issue` sets it).",
     );
   }
 
@@ -219,7 +219,7 @@ function malformed(): Result<never> {
   return err(
     "cert_malformed",
     "The client sent a certificate that is not valid X.509. Re-issue the user's certificate " +
-      "(`gw pki issue`) and re-import it in the client.",
+      "(`gw pki client issue`) and re-import it in the client.",
   );
 }
 

@@ -50,7 +50,7 @@ describe("verifyClientCertificate", () => {
     const foreign = issueClientCertificate({ ca: otherCa, commonName: "alice", days: 30 });
     const r = verifyClientCertificate([derOf(foreign.certPem)], trust);
     expect(errorCode(r)).toBe("cert_untrusted");
-    if (!r.ok) expect(r.error.message).toContain("gw pki issue");
+    if (!r.ok) expect(r.error.message).toContain("gw pki client issue");
     // Sending the other CA along as an "intermediate" does not help: it is not trusted.
     expect(errorCode(verifyClientCertificate([derOf(foreign.certPem), derOf(otherCa.certPem)], trust))).toBe(
       "cert_untrusted",
@@ -64,7 +64,7 @@ describe("verifyClientCertificate", () => {
     const expired = issue({ notBefore: new Date(Date.now() - 10 * DAY_MS), days: 1 });
     const r = verifyClientCertificate([derOf(expired.certPem)], trust);
     expect(errorCode(r)).toBe("cert_expired");
-    if (!r.ok) expect(r.error.message).toMatch(/expired on \d{4}-.*gw pki issue/);
+    if (!r.ok) expect(r.error.message).toMatch(/expired on \d{4}-.*gw pki client issue/);
     const future = issue({ notBefore: new Date(Date.now() + 2 * DAY_MS), days: 10 });
     expect(errorCode(verifyClientCertificate([derOf(future.certPem)], trust))).toBe("cert_not_yet_valid");
     expect(verifyClientCertificate([derOf(future.certPem)], trust, new Date(Date.now() + 3 * DAY_MS)).ok).toBe(true);
