@@ -1,5 +1,6 @@
 import { z } from "zod";
 import { parseCidr, parseIpv4 } from "../net/ipv4.ts";
+import { samlSettingsShape, samlSettingsComplete } from "./saml-settings.ts";
 
 /** Where a client certificate names its user (ocserv's cert-user-oid). */
 export const CERT_USER_ATTRIBUTES = ["cn", "email", "uid", "san-email"] as const;
@@ -61,6 +62,7 @@ export const gatewaySettingsShape = {
   dpd: z.number().int().min(0).max(3600).default(30).describe("default DPD interval, seconds (new tunnels)"),
   keepalive: z.number().int().min(0).max(86400).default(20).describe("default keepalive interval, seconds (new tunnels)"),
   mobileDpd: z.number().int().min(0).max(86400).default(600).describe("default mobile DPD interval, seconds (new tunnels)"),
+  ...samlSettingsShape,
   loginMaxFailuresPerIp: z.number().int().min(1).max(100000).default(20).describe("failed logins from one address within the window before it is banned (restart required)"),
   loginMaxFailuresPerUser: z.number().int().min(1).max(100000).default(5).describe("failed logins for one user name from one address within the window before that pair is banned (restart required)"),
   loginFailureWindow: z.number().int().min(1).max(86400).default(300).describe("seconds over which failed logins are counted (restart required)"),
@@ -70,7 +72,7 @@ export const gatewaySettingsShape = {
 /** Settings a running gateway applies to new tunnels at once; every other change needs a restart. */
 export const LIVE_SETTINGS = ["mtu", "dpd", "keepalive", "mobileDpd"] as const;
 
-type SettingsLike = { certFile?: string; keyFile?: string; clientCaFile?: string; crlFile?: string; port: number; apiListen: string };
+type SettingsLike = { samlIdpUrl?: string; samlIdpCertFile?: string; samlBaseUrl?: string; certFile?: string; keyFile?: string; clientCaFile?: string; crlFile?: string; port: number; apiListen: string };
 
 const certAndKeyTogether = <T extends SettingsLike>(schema: z.ZodType<T>) =>
   schema
@@ -85,7 +87,8 @@ const certAndKeyTogether = <T extends SettingsLike>(schema: z.ZodType<T>) =>
     .refine((c) => parseHostPort(c.apiListen)?.port !== c.port, {
       error: "the management API needs its own port, not the tunnel port",
       path: ["apiListen"],
-    });
+    })
+    .superRefine(samlSettingsComplete);
 
 export const gatewaySettingsSchema = certAndKeyTogether(z.object(gatewaySettingsShape).strict());
 export type GatewaySettings = z.infer<typeof gatewaySettingsSchema>;

@@ -10,6 +10,7 @@ import { otpKeySource } from "../control/auth/otp-key.ts";
 import { CertificateStep } from "../control/auth/certificate-step.ts";
 import { createClientCertificateCheck } from "../tunnel/client-cert-check.ts";
 import { loadClientCertFiles } from "./client-cert-setup.ts";
+import { setupSaml } from "./saml-setup.ts";
 import { LoginGuard } from "../control/auth/login-guard.ts";
 import { SessionRegistry } from "../control/sessions.ts";
 import { ControlPlane } from "../control/control-plane.ts";
@@ -173,6 +174,8 @@ export async function startGateway(config: GatewayConfig, deps: GatewayDeps): Pr
   let management: RunningManagement | undefined;
   const { users, groups } = control;
   const passwordStep = new PasswordStep(users);
+  const saml = setupSaml(config, { findUser: (name) => store.getUser(name), groupExists: (name) => groups.get(name).ok, now, log: deps.log });
+  if (!saml.ok) return fail(saml);
   const flow = new LoginFlow({
     users,
     groups,
@@ -182,6 +185,7 @@ export async function startGateway(config: GatewayConfig, deps: GatewayDeps): Pr
     reserveAddress: (address) => pool.leaseExact(address),
     steps: {
       password: passwordStep, otp: new OtpStep(control.otp, now, deps.log),
+      ...(saml.value && { saml: saml.value.step }),
       ...(clientTrust.value && { certificate: new CertificateStep({ findUser: (name) => store.getUser(name), attribute: config.certUserAttribute ?? "cn" }) }),
     },
     guard,
@@ -204,6 +208,7 @@ export async function startGateway(config: GatewayConfig, deps: GatewayDeps): Pr
         flow,
         pool,
         exportPsk,
+        saml: saml.value?.front,
         clientCertificate,
         defaults: {
           mtu: config.mtu,

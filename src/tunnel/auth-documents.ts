@@ -1,4 +1,5 @@
 import type { LoginForm } from "../control/auth/login-form.ts";
+import { ssoElements } from "./sso-documents.ts";
 import { inputType, specChallengeElement } from "./challenge-document.ts";
 import { renderXml, xmlDocument, type XmlNode } from "./xml.ts";
 
@@ -81,6 +82,7 @@ function authElement(form: LoginForm, dialect: AuthDialect): XmlNode {
       { name: "title", children: [TITLE] },
       { name: "message", children: [form.message] },
       form.error ? { name: "error", children: [form.error] } : undefined,
+      ...(form.sso ? ssoElements(form.sso) : []),
       { name: "form", attrs: { method: "post", action: "/auth" }, children: inputs },
     ],
   };

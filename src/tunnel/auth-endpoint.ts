@@ -31,7 +31,7 @@ export async function handleAuthRequest(request: HttpRequest, flow: LoginFlow, c
     kind: auth.kind === "init" || auth.kind === "empty" ? "init" : "answer",
     answers: auth.fields,
     group: auth.groupSelect,
-    client: { ...client, capabilities: auth.capabilities },
+    client: { ...client, capabilities: auth.capabilities, ssoDhPubkey: request.headers.get("x-anyconnect-strap-dh-pubkey") },
   });
   return render(dialect, outcome);
 }

@@ -4,6 +4,7 @@ import type { Result } from "../errors.ts";
 import type { ClientCertificateInfo } from "../pki/verify-client-cert.ts";
 import type { AddressPool } from "../net/address-pool.ts";
 import { handleAuthRequest } from "./auth-endpoint.ts";
+import { handleSamlRequest, isSamlPath, type SamlFront } from "./saml-endpoints.ts";
 import { decideConnect, TUNNEL_PATHS } from "./connect-handler.ts";
 import { offerDtls } from "./dtls-offer.ts";
 import type { CstpChannel } from "./cstp-channel.ts";
@@ -20,6 +21,8 @@ export interface TunnelFront {
   defaults: TunnelDefaults;
   /** The checked client certificate of a connection, when a client CA is configured (PROTOCOL.md §3). */
   clientCertificate?(socket: TLSSocket): Result<ClientCertificateInfo> | undefined;
+  /** The SAML service provider's pages (PROTOCOL.md §4), when SAML is configured. */
+  saml?: SamlFront;
   /** The PSK for PSK-NEGOTIATE from this connection's TLS exporter, or undefined (PROTOCOL.md §7.4). */
   exportPsk(socket: TLSSocket): Uint8Array | undefined;
 }
@@ -69,6 +72,7 @@ export function serveConnection(socket: TLSSocket, front: TunnelFront): void {
 
   async function route(request: HttpRequest): Promise<ResponseSpec> {
     const path = request.target.split("?")[0]!;
+    if (isSamlPath(path)) return handleSamlRequest(request, front.saml);
     if (request.method === "POST" || (request.method === "GET" && (path === "/" || path === "/auth"))) {
       return handleAuthRequest(request, front.flow, { peer, ip: socket.remoteAddress ?? "", certificate: front.clientCertificate?.(socket) });
     }

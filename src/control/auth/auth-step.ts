@@ -3,7 +3,7 @@ import type { ClientCertificateInfo } from "../../pki/verify-client-cert.ts";
 import type { UserRecord } from "../../store/records.ts";
 import type { GroupPolicy } from "../group-policy.ts";
 import type { AuthFactor } from "./auth-methods.ts";
-import type { FormField } from "./login-form.ts";
+import type { FormField, SsoPrompt } from "./login-form.ts";
 
 /** What the tunnel front knows about the client making a login request. */
 export interface LoginClient {
@@ -17,6 +17,11 @@ export interface LoginClient {
   certificate?: Result<ClientCertificateInfo>;
   /** `<capabilities><auth-method>` of the init (e.g. single-sign-on-v2). */
   capabilities: readonly string[];
+  /**
+   * X-AnyConnect-STRAP-DH-Pubkey as sent (base64 DER SPKI, P-256): the key the external-browser
+   * SSO hand-off is encrypted to (PROTOCOL.md §4.3). Unchecked here.
+   */
+  ssoDhPubkey?: string;
 }
 
 /** State of one login attempt, kept between requests (AnyConnect may use a new TLS connection each time). */
@@ -55,4 +60,6 @@ export interface AuthStep {
   message(context: LoginContext): string;
   fields(context: LoginContext): FormField[];
   submit(context: LoginContext, answers: ReadonlyMap<string, string>, client: LoginClient): Promise<StepResult>;
+  /** A browser login to offer with the form (single sign-on), or why this client cannot have one. */
+  sso?(context: LoginContext, client: LoginClient): Result<SsoPrompt>;
 }

@@ -88,7 +88,7 @@ export class LoginFlow {
       this.fail("method_unavailable", request, context);
       return { kind: "refused", message: `This gateway cannot check ${factor} logins: contact your administrator.` };
     }
-    if (step.fields(context).length > 0) return this.prompt(context, step, error);
+    if (step.fields(context).length > 0) return this.prompt(context, step, request, error);
     return this.apply(context, request, factor, await step.submit(context, new Map(), request.client), error);
   }
 
@@ -233,7 +233,13 @@ export class LoginFlow {
     return { name, policy: policy.value };
   }
 
-  private prompt(context: LoginContext, step: AuthStep, error?: string): LoginOutcome {
+  private prompt(context: LoginContext, step: AuthStep, request: LoginRequest, error?: string): LoginOutcome {
+    const sso = step.sso?.(context, request.client);
+    if (sso && !sso.ok) {
+      this.fail(sso.error.code, request, context, false);
+      this.contexts.delete(context.id);
+      return { kind: "refused", message: sso.error.message };
+    }
     const first = !context.user;
     const groupNames = this.o.groups.list().map((g) => g.name);
     const form: LoginForm = {
@@ -241,6 +247,7 @@ export class LoginFlow {
       message: step.message(context),
       error,
       fields: step.fields(context),
+      sso: sso?.value,
       // Only the first step offers the choice; one group is no choice (and avoids a second init).
       // The first option stands for "my own first group" (ocserv's default-select-group), so a
       // client that picks nothing (openconnect --non-inter without --authgroup) is not stuck.

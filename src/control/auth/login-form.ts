@@ -1,6 +1,7 @@
 /** A login prompt, independent of how the tunnel front renders it (XML today). */
 export interface FormField {
-  type: "text" | "password" | "hidden";
+  /** "sso": the answer comes from a browser login (PROTOCOL.md §4.1), not from the user. */
+  type: "text" | "password" | "hidden" | "sso";
   name: string;
   label: string;
   value?: string;
@@ -16,6 +17,17 @@ export interface GroupChoice {
   selected?: string;
 }
 
+/** A single sign-on prompt: where the client's browser logs in (PROTOCOL.md §4.2). */
+export interface SsoPrompt {
+  loginUrl: string;
+  /** Webview mode: the login is over when the browser reaches this URL. */
+  finalUrl: string;
+  tokenCookie: string;
+  errorCookie: string;
+  /** "external": the client's own browser, the token handed over through localhost (§4.3). */
+  browserMode: "external" | "webview";
+}
+
 export interface LoginForm {
   /** "main" for the first step, "challenge" for later factors (PROTOCOL.md §2.7). */
   authId: string;
@@ -23,4 +35,5 @@ export interface LoginForm {
   error?: string;
   fields: FormField[];
   groupChoice?: GroupChoice;
+  sso?: SsoPrompt;
 }

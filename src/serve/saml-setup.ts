@@ -1,0 +1,55 @@
+import { X509Certificate } from "node:crypto";
+import { readFileSync } from "node:fs";
+import type { GatewayConfig } from "../config/gateway-config.ts";
+import { SamlLogins } from "../control/auth/saml/saml-logins.ts";
+import { SAML_PATHS } from "../control/auth/saml/saml-paths.ts";
+import { SamlProvider } from "../control/auth/saml/saml-provider.ts";
+import { SamlStep } from "../control/auth/saml/saml-step.ts";
+import { err, ok, type Result } from "../errors.ts";
+import type { UserRecord } from "../store/records.ts";
+import type { SamlFront } from "../tunnel/saml-endpoints.ts";
+
+export interface SamlSetup {
+  step: SamlStep;
+  front: SamlFront;
+}
+
+/** The SAML service provider from the settings; undefined when SAML is not configured. */
+export function setupSaml(
+  config: GatewayConfig,
+  deps: { findUser(name: string): UserRecord | undefined; groupExists(name: string): boolean; now(): number; log(message: string): void },
+): Result<SamlSetup | undefined> {
+  const { samlIdpUrl, samlIdpCertFile, samlBaseUrl } = config;
+  if (!samlIdpUrl || !samlIdpCertFile || !samlBaseUrl) return ok(undefined);
+  const cert = readIdpCertificate(samlIdpCertFile);
+  if (!cert.ok) return cert;
+  const provider = new SamlProvider({
+    idpUrl: samlIdpUrl,
+    idpCertPem: cert.value,
+    entityId: config.samlEntityId ?? `${samlBaseUrl}${SAML_PATHS.metadata}`,
+    acsUrl: `${samlBaseUrl}${SAML_PATHS.acs}`,
+    groupAttribute: config.samlGroupAttribute,
+    userAttribute: config.samlUserAttribute,
+    now: deps.now,
+  });
+  const logins = new SamlLogins({ provider, now: deps.now, log: deps.log });
+  return ok({
+    step: new SamlStep({ logins, baseUrl: samlBaseUrl, findUser: deps.findUser, groupExists: deps.groupExists }),
+    front: { logins, metadata: () => provider.metadata(), finalUrl: `${samlBaseUrl}${SAML_PATHS.final}` },
+  });
+}
+
+function readIdpCertificate(file: string): Result<string> {
+  let text: string;
+  try {
+    text = readFileSync(file, "utf8");
+  } catch (e) {
+    return err("saml_idp_cert_unreadable", `cannot read the SAML IdP certificate ${file}: ${(e as Error).message}`);
+  }
+  try {
+    new X509Certificate(text);
+  } catch {
+    return err("saml_idp_cert_invalid", `${file} is not a PEM certificate (the SAML IdP's signing certificate)`);
+  }
+  return ok(text);
+}
