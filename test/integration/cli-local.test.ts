@@ -25,9 +25,9 @@ for (const variant of variants) {
       expect(added).toMatchObject({ code: 0, stdout: "" });
       expect(gw(["user", "add", "bob"]).code).toBe(0);
       const table = gw(["user", "list"]).stdout.split("\n");
-      expect(table[0]).toMatch(/^NAME +GROUPS +STATE +PASSWORD +ADDRESS +FAILED-LOGINS +LAST-LOGIN$/);
-      expect(table[1]).toMatch(/^alice +staff +enabled +set +10\.10\.0\.50 +0 +-$/);
-      expect(table[2]).toMatch(/^bob +- +enabled +none +- +0 +-$/);
+      expect(table[0]).toMatch(/^NAME +GROUPS +STATE +PASSWORD +ADDRESS +OTP +FAILED-LOGINS +LAST-LOGIN$/);
+      expect(table[1]).toMatch(/^alice +staff +enabled +set +10\.10\.0\.50 +- +0 +-$/);
+      expect(table[2]).toMatch(/^bob +- +enabled +none +- +- +0 +-$/);
       const json = JSON.parse(gw(["user", "show", "alice", "--json"]).stdout);
       expect(json).toMatchObject({ name: "alice", groups: ["staff"], hasPassword: true, staticAddress: "10.10.0.50" });
       expect(json.password).toBeUndefined();
@@ -40,7 +40,7 @@ for (const variant of variants) {
       expect(JSON.parse(gw(["user", "show", "bob", "--json"]).stdout).hasPassword).toBe(true);
       expect(gw(["group", "set", "staff", "--mtu", "1300", "--unset", "idle-timeout"]).code).toBe(0);
       expect(JSON.parse(gw(["group", "show", "staff", "--json"]).stdout).policy).toEqual({ routes: ["198.51.100.0/24"], excludeRoutes: [], dns: ["198.51.100.53"], mtu: 1300 });
-      expect(gw(["group", "list"]).stdout).toMatch(/^staff +198\.51\.100\.0\/24 +- +198\.51\.100\.53 +- +1$/m);
+      expect(gw(["group", "list"]).stdout).toMatch(/^staff +198\.51\.100\.0\/24 +- +198\.51\.100\.53 +- +password +1$/m);
       const inUse = gw(["group", "del", "staff"]);
       expect(inUse.code).toBe(1);
       expect(inUse.stderr.trim()).toBe("gw: group_in_use: group staff still has members (alice): remove them from it first");
