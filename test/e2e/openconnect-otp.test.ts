@@ -45,7 +45,7 @@ describe.skipIf(!e2eAvailable())("password+otp against gw", () => {
       return r.stdout;
     };
     cli(["group", "add", "secure", "--route", "198.51.100.0/24", "--auth", "password+otp"]);
-    for (const user of ["alice", "bob", "carol", "dave", "erin"]) cli(["user", "add", user, "--group", "secure", "--password-stdin"], `${user}-pass\n`);
+    for (const user of ["alice", "bob", "carol", "dave", "erin", "frank"]) cli(["user", "add", user, "--group", "secure", "--password-stdin"], `${user}-pass\n`);
     // alice the human way (URI, secret and QR on stdout); the others as JSON.
     const printed = cli(["user", "otp", "enroll", "alice"]);
     const uri = printed.split("\n")[0]!;
@@ -53,7 +53,7 @@ describe.skipIf(!e2eAvailable())("password+otp against gw", () => {
     secrets.set("alice", new URL(uri).searchParams.get("secret")!);
     expect(printed).toContain(`secret: ${secrets.get("alice")}`);
     expect(printed).toContain("█");
-    for (const user of ["bob", "carol", "dave"]) secrets.set(user, JSON.parse(cli(["user", "otp", "enroll", user, "--json"])).secret);
+    for (const user of ["bob", "carol", "dave", "frank"]) secrets.set(user, JSON.parse(cli(["user", "otp", "enroll", user, "--json"])).secret);
     gw = await startGw("sources", topology, procs, dataDir);
   }, 90_000);
 
@@ -110,6 +110,16 @@ describe.skipIf(!e2eAvailable())("password+otp against gw", () => {
     expect(again.stderr() + again.stdout()).toContain("This code was already used: wait for the next one.");
     expect(scriptEnv(second, "connect")).toBeUndefined();
     expect(gw.process.stderr()).toMatch(/login failed reason=otp_reused user=bob/);
+  }, 60_000);
+
+  test("openconnect in the legacy form flow (--no-xmlpost) answers the spec's text challenge with a code", async () => {
+    const state = stateDir("frank");
+    const oc = startOpenconnect(topology, procs, { user: "frank", password: "frank-pass", pin: gw.pin, stateDir: state, interface: "oc5", flags: ["--no-dtls", "--no-xmlpost", "-F", `challenge:otp=${code("frank")}`] });
+    const env = await waitForScript(state, "connect");
+    expect(env.get("INTERNAL_IP4_ADDRESS")).toMatch(/^10\.10\.0\.\d+$/);
+    expect(gw.process.stderr()).toMatch(/login ok user=frank group=secure/);
+    oc.child.kill("SIGINT");
+    await oc.exited;
   }, 60_000);
 
   test("a user of the group without enrolment is refused right after the password, told what to ask for", async () => {
