@@ -107,7 +107,7 @@ export class LoginFlow {
       context.retries = (context.retries ?? 0) + 1;
       if (context.retries < MAX_CODE_ATTEMPTS) return this.advance(context, request, result.error);
       this.contexts.delete(context.id);
-      return { kind: "refused", message: `${result.error} Too many attempts: log in again.` };
+      return { kind: "refused", message: `Too many wrong one-time codes (${MAX_CODE_ATTEMPTS}): log in again.` };
     }
     if (result.kind === "retry") {
       this.fail(result.reason, request, context);

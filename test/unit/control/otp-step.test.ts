@@ -153,7 +153,7 @@ describe("the otp login step (password+otp)", () => {
       expect(again.contextId).toBe(challenge.contextId);
     }
     const refused = expectKind(await f.answer({ otp: wrong }, challenge.contextId), "refused");
-    expect(refused.message).toContain("Too many attempts: log in again.");
+    expect(refused.message).toBe(`Too many wrong one-time codes (${MAX_CODE_ATTEMPTS}): log in again.`);
     expect(f.stats.failures.get("otp_wrong")).toBe(MAX_CODE_ATTEMPTS);
     // The context is gone: the right code now starts a new login, it does not complete the old one.
     expect(expectKind(await f.answer({ otp: e.code() }, challenge.contextId), "form").form.authId).toBe("main");
