@@ -5,6 +5,11 @@ export interface UdpSocket {
   readonly port: number;
   /** Sends one datagram; false when the kernel refused it (buffer full): the caller counts a drop. */
   send(data: Uint8Array, port: number, address: string): boolean;
+  /**
+   * Sends a batch in one system call where the platform can (sendmmsg); returns how many went.
+   * `batch` is flat: data, port, address, data, port, address, ...
+   */
+  sendMany(batch: (Uint8Array | number | string)[]): number;
   /** Receives datagrams; `data` is only valid during the call. */
   onDatagram(handler: (data: Uint8Array, port: number, address: string) => void): void;
   close(): void;

@@ -131,6 +131,7 @@ export async function startGateway(config: GatewayConfig, deps: GatewayDeps): Pr
   };
   device.onPackets((packets) => {
     for (const packet of packets) router.route(packet);
+    dtls?.flush(); // one sendmmsg for the batch's DTLS records
   });
 
   // ── Control plane (issue 4): users, groups, tokens, sessions, config, events, audit ──

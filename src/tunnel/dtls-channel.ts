@@ -1,6 +1,7 @@
 import type { DropCounters } from "../net/drop-counters.ts";
 import type { TrafficCounters } from "../net/traffic-counters.ts";
 import type { UdpSocket } from "../runtime/udp.ts";
+import type { UdpOutbox } from "./udp-outbox.ts";
 import { ContentType, type DtlsEstablished, type DtlsRecord } from "./dtls/index.ts";
 
 /** Payload types inside a DTLS record (PROTOCOL.md §7.5). */
@@ -12,6 +13,8 @@ const KEEPALIVE = 0x07;
 
 export interface DtlsChannelOptions {
   udp: UdpSocket;
+  /** Downstream data records wait here for one sendMany per TUN read batch; control replies go at once. */
+  outbox: UdpOutbox;
   address: string;
   port: number;
   established: DtlsEstablished;
@@ -71,8 +74,8 @@ export class DtlsChannel {
 
   sendPacket(packet: Uint8Array): void {
     if (this.closed) return;
-    if (this.bare) this.sendPlain(packet);
-    else this.sendTyped(DATA, packet);
+    if (this.bare) this.sendPlain(packet, true);
+    else this.sendTyped(DATA, packet, true);
     this.o.traffic.packetsOut++;
     this.o.traffic.bytesOut += packet.length;
   }
@@ -125,18 +128,19 @@ export class DtlsChannel {
     this.o.onPacket(packet);
   }
 
-  private sendTyped(type: number, payload: Uint8Array): void {
+  private sendTyped(type: number, payload: Uint8Array, batched = false): void {
     if (this.scratch.length < payload.length + 1) this.scratch = new Uint8Array(payload.length + 1);
     this.scratch[0] = type;
     this.scratch.set(payload, 1);
-    this.sendPlain(this.scratch.subarray(0, payload.length + 1));
+    this.sendPlain(this.scratch.subarray(0, payload.length + 1), batched);
   }
 
-  private sendPlain(plaintext: Uint8Array): void {
+  private sendPlain(plaintext: Uint8Array, batched = false): void {
     if (this.closed) return;
     const e = this.o.established;
     const record = e.protection.seal(ContentType.applicationData, e.epoch, this.sendSeq++, plaintext);
-    if (!this.o.udp.send(record, this.port, this.address)) this.o.drops.count("udp_send_failed");
+    if (batched) this.o.outbox.add(record, this.port, this.address);
+    else if (!this.o.udp.send(record, this.port, this.address)) this.o.drops.count("udp_send_failed");
   }
 }
 

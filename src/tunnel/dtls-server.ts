@@ -2,6 +2,7 @@ import type { Session } from "../control/sessions.ts";
 import type { DropCounters } from "../net/drop-counters.ts";
 import type { UdpSocket } from "../runtime/udp.ts";
 import { DtlsChannel } from "./dtls-channel.ts";
+import { UdpOutbox } from "./udp-outbox.ts";
 import {
   DtlsServerHandshake,
   parseRecords,
@@ -59,8 +60,16 @@ export class DtlsServer {
   /** Established peers by client IP, for NAT rebinding (§7.6). */
   private readonly byIp = new Map<string, Set<Peer>>();
 
+  private readonly outbox: UdpOutbox;
+
   constructor(private readonly o: DtlsServerOptions) {
+    this.outbox = new UdpOutbox(o.udp, o.drops);
     o.udp.onDatagram((data, port, address) => this.onDatagram(data, port, address));
+  }
+
+  /** Sends the downstream records queued while a batch of TUN packets was routed. */
+  flush(): void {
+    this.outbox.flush();
   }
 
   get port(): number {
@@ -158,6 +167,7 @@ export class DtlsServer {
       const binding = peer.binding;
       const channel = new DtlsChannel({
         udp: this.o.udp,
+        outbox: this.outbox,
         address: peer.address,
         port,
         established: step.done,

@@ -24,6 +24,13 @@ export const openUdp: OpenUdp = async (host, port) => {
           return false;
         }
       },
+      sendMany: (batch) => {
+        try {
+          return socket.sendMany(batch);
+        } catch {
+          return 0;
+        }
+      },
       onDatagram: (h) => {
         handler = h;
       },

@@ -25,6 +25,10 @@ class FakeUdp implements UdpSocket {
     this.sent.push({ data: Uint8Array.from(data), port, address });
     return true;
   }
+  sendMany(batch: (Uint8Array | number | string)[]): number {
+    for (let i = 0; i < batch.length; i += 3) this.send(batch[i] as Uint8Array, batch[i + 1] as number, batch[i + 2] as string);
+    return batch.length / 3;
+  }
   onDatagram(h: (d: Uint8Array, p: number, a: string) => void): void {
     this.handler = h;
   }
@@ -81,17 +85,21 @@ describe("DtlsServer", () => {
   });
 
   test("data in both directions: typed packets, bare packets (spec dialect) answered in kind", () => {
-    const { udp, establish, tunnel, packets, fromClient, client } = fixture();
+    const { udp, establish, tunnel, packets, fromClient, client, server } = fixture();
     establish();
+    const before = udp.sent.length;
     const pkt = ipv4([10, 10, 0, 2]);
     udp.deliver(fromClient([0x00, ...pkt]), 40000);
     expect(packets.map(toHex)).toEqual([toHex(pkt)]);
     tunnel.sendPacket(pkt);
+    expect(udp.sent.length).toBe(before); // data records wait for the batch's flush
+    server.flush();
     const typed = client.open(udp.sent.at(-1)!.data);
     expect(typed.ok && toHex(typed.value)).toBe(`00${toHex(pkt)}`);
     udp.deliver(fromClient(pkt), 40000); // no type byte: the spec's dialect
     expect(packets.length).toBe(2);
     tunnel.sendPacket(pkt);
+    server.flush();
     const bare = client.open(udp.sent.at(-1)!.data);
     expect(bare.ok && toHex(bare.value)).toBe(toHex(pkt));
   });
@@ -123,11 +131,12 @@ describe("DtlsServer", () => {
   });
 
   test("NAT rebinding: an authentic record from a new port of the same address moves the channel", () => {
-    const { udp, establish, packets, fromClient, tunnel } = fixture();
+    const { udp, establish, packets, fromClient, tunnel, server } = fixture();
     establish();
     udp.deliver(fromClient([0x00, ...ipv4([10, 10, 0, 2])]), 41234);
     expect(packets.length).toBe(1);
     tunnel.sendPacket(ipv4([198, 51, 100, 2]));
+    server.flush();
     expect(udp.sent.at(-1)!.port).toBe(41234);
   });
 
