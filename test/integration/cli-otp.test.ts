@@ -52,7 +52,7 @@ for (const variant of variants) {
       const twice = gw(["user", "otp", "enroll", "alice"]);
       expect(twice.code).toBe(1);
       expect(twice.stderr.trim()).toBe("gw: otp_already_enrolled: user alice is already enrolled for one-time codes: 'gw user otp reset alice' first, then enrol again");
-    });
+    }, 60_000);
 
     test("reset, enrol again as JSON (a new secret), errors, and the audit log", () => {
       expect(gw(["user", "otp", "reset", "alice"]).code).toBe(0);
@@ -72,6 +72,6 @@ for (const variant of variants) {
       expect(otp.map((a) => a.action)).toEqual(["user.otp.enroll", "user.otp.reset", "user.otp.enroll"]);
       expect(otp.every((a) => a.actor === "local-cli" && a.target === "alice")).toBe(true);
       expect(JSON.stringify(audit)).not.toContain(json.secret);
-    });
+    }, 60_000);
   });
 }
