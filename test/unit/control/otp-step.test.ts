@@ -10,7 +10,8 @@ import { base32Decode, totpCode } from "../../../src/control/auth/totp.ts";
 import { ControlPlane } from "../../../src/control/control-plane.ts";
 import type { GwEvent } from "../../../src/control/events.ts";
 import { SessionRegistry } from "../../../src/control/sessions.ts";
-import { ok } from "../../../src/errors.ts";
+import { err, ok } from "../../../src/errors.ts";
+import { cachedKeySource, OtpService } from "../../../src/control/otp.ts";
 import type { PasswordHasher } from "../../../src/runtime/password-hasher.ts";
 import { openSqliteStore } from "../../../src/store/sqlite-store.ts";
 
@@ -123,6 +124,28 @@ describe("OTP enrolment", () => {
     f.enroll("alice");
     expect((await f.control.users.patch("alice", { disabled: false, routes: ["198.51.100.0/24"] }, "test-admin")).ok).toBe(true);
     expect(f.control.otp.state("alice").enrolled).toBe(true);
+  });
+});
+
+describe("the secret key source", () => {
+  test("without a usable key, enrolment fails with otp_key_unavailable and the key file's own message", async () => {
+    const f = await fixture();
+    const otp = new OtpService(f.store, () => err("secret_key_unsafe", "The secret key file /x/otp.key is readable by other users (mode 644). Run `chmod 600 /x/otp.key`"), Date.now);
+    const r = otp.enroll("alice", "test-admin");
+    expect(!r.ok && r.error.code).toBe("otp_key_unavailable");
+    expect(!r.ok && r.error.message).toContain("chmod 600");
+    expect(f.store.getOtp("alice")).toBeUndefined();
+  });
+
+  test("the key is read once when it loads, and tried again while it does not", () => {
+    let calls = 0;
+    let good = false;
+    const source = cachedKeySource(() => (calls++, good ? ok(new Uint8Array(32)) : err("secret_key_unreadable", "no")));
+    expect(source().ok).toBe(false);
+    good = true;
+    expect(source().ok).toBe(true);
+    expect(source().ok).toBe(true);
+    expect(calls).toBe(2);
   });
 });
 
