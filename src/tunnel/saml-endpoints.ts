@@ -36,7 +36,10 @@ export async function handleSamlRequest(request: HttpRequest, saml: SamlFront | 
   if (request.method === "GET" && path === SAML_PATHS.metadata) {
     return { status: 200, reason: "OK", headers: [["Content-Type", "application/samlmetadata+xml; charset=utf-8"]], body: saml.metadata() };
   }
-  if (request.method === "GET" && path === SAML_PATHS.final) return page(200, "OK", "Login complete: return to your VPN client. You may close this window.");
+  if (request.method === "GET" && path === SAML_PATHS.final) {
+    const refused = new URLSearchParams(query).get("status") === "refused";
+    return page(200, "OK", refused ? "The login was refused: your VPN client shows why. You may close this window." : "Login complete: return to your VPN client. You may close this window.");
+  }
   return { status: 405, reason: "Method Not Allowed", headers: [["Allow", path === SAML_PATHS.acs ? "POST" : "GET"], ["Content-Type", "text/plain; charset=utf-8"]], body: "method not allowed\n" };
 }
 
@@ -56,7 +59,8 @@ async function acs(request: HttpRequest, saml: SamlFront): Promise<ResponseSpec>
     const key = parseClientDhKey(attempt.dhPubkey);
     if (!key.ok) return page(400, "Bad Request", key.error.message);
     const blob = Buffer.from(sealHandoff(key.value, attempt.token!)).toString("base64");
-    return redirect(`${HANDOFF_URL}${encodeURIComponent(blob)}?return=${encodeURIComponent(saml.finalUrl)}`);
+    const final = attempt.outcome?.ok ? saml.finalUrl : `${saml.finalUrl}?status=refused`;
+    return redirect(`${HANDOFF_URL}${encodeURIComponent(blob)}?return=${encodeURIComponent(final)}`);
   }
   // Webview: the client watches the browser's cookies (PROTOCOL.md §4.1).
   const cookie = attempt.outcome?.ok
