@@ -7,7 +7,7 @@ import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { execFileSync } from "node:child_process";
 import { mkdirSync, rmSync } from "node:fs";
 import { join } from "node:path";
-import { gwArgv, gwCli, repoRoot, startGw, tempDir, type RunningGw } from "./harness/gateway.ts";
+import { gwArgv, provision, repoRoot, startGw, tempDir, type RunningGw } from "./harness/gateway.ts";
 import { startOpenconnect } from "./harness/openconnect.ts";
 import { e2eAvailable } from "./harness/preconditions.ts";
 import { ProcessGroup } from "./harness/processes.ts";
@@ -31,14 +31,11 @@ describe.skipIf(!e2eAvailable())("brute-force protection against gw", () => {
     work = tempDir("bans");
     dataDir = join(work, "data");
     execFileSync("ip", ["-n", topology.client, "addr", "add", "203.0.113.3/24", "dev", topology.clientInterface]);
-    for (const [args, input] of [
+    provision("sources", dataDir, [
       [["group", "add", "staff", "--route", "198.51.100.0/24"]],
       [["user", "add", "erin", "--group", "staff", "--password-stdin"], "erin-pass-5\n"],
       [["config", "set", "-"], JSON.stringify({ loginMaxFailuresPerUser: 3, loginMaxFailuresPerIp: 50, loginBanSeconds: 600 })],
-    ] as [string[], string?][]) {
-      const r = gwCli("sources", [...args, "--data-dir", dataDir], input);
-      if (r.code !== 0) throw new Error(`${args.join(" ")}: ${r.stderr}`);
-    }
+    ]);
     gw = await startGw("sources", topology, procs, dataDir);
   }, 60_000);
 

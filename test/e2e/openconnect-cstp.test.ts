@@ -6,7 +6,7 @@ import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { execFileSync } from "node:child_process";
 import { mkdirSync, rmSync } from "node:fs";
 import { join } from "node:path";
-import { gwCli, repoRoot, startGw, tempDir, type GwVariant, type RunningGw } from "./harness/gateway.ts";
+import { gwCli, provision, repoRoot, startGw, tempDir, type GwVariant, type RunningGw } from "./harness/gateway.ts";
 import { scriptEnv, startOpenconnect, waitForScript } from "./harness/openconnect.ts";
 import { ProcessGroup } from "./harness/processes.ts";
 import { createTopology, type Topology } from "./harness/topology.ts";
@@ -28,14 +28,12 @@ for (const variant of variants) {
       procs = new ProcessGroup();
       work = tempDir(variant);
       const dataDir = join(work, "data");
-      const cli = (args: string[], input?: string) => {
-        const r = gwCli(variant, [...args, "--data-dir", dataDir], input);
-        if (r.code !== 0) throw new Error(`gw ${args.join(" ")} failed: ${r.stderr}`);
-      };
-      cli(["group", "add", "staff", "--route", "198.51.100.0/24", "--dns", "198.51.100.53", "--default-domain", "corp.example"]);
-      cli(["group", "add", "ops", "--exclude-route", "198.51.100.128/25"]);
-      cli(["user", "add", "alice", "--group", "staff", "--password-stdin"], "alice-pass-1\n");
-      cli(["user", "add", "bob", "--group", "ops", "--password-stdin"], "bob-pass-2\n");
+      provision(variant, dataDir, [
+        [["group", "add", "staff", "--route", "198.51.100.0/24", "--dns", "198.51.100.53", "--default-domain", "corp.example"]],
+        [["group", "add", "ops", "--exclude-route", "198.51.100.128/25"]],
+        [["user", "add", "alice", "--group", "staff", "--password-stdin"], "alice-pass-1\n"],
+        [["user", "add", "bob", "--group", "ops", "--password-stdin"], "bob-pass-2\n"],
+      ]);
       gw = await startGw(variant, topology, procs, dataDir);
       const bulk = procs.start([...topology.exec(topology.lan), process.execPath, join(repoRoot, "test/e2e/fixtures/tcp-bulk.ts"), "serve", "5201"]);
       await bulk.waitFor("listening");

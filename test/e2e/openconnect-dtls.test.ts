@@ -7,7 +7,7 @@ import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { execFileSync } from "node:child_process";
 import { mkdirSync, rmSync } from "node:fs";
 import { join } from "node:path";
-import { gwCli, repoRoot, startGw, tempDir, type RunningGw } from "./harness/gateway.ts";
+import { provision, repoRoot, startGw, tempDir, type RunningGw } from "./harness/gateway.ts";
 import { startOpenconnect, waitForScript } from "./harness/openconnect.ts";
 import { e2eAvailable } from "./harness/preconditions.ts";
 import { ProcessGroup } from "./harness/processes.ts";
@@ -45,13 +45,10 @@ describe.skipIf(!e2eAvailable())("openconnect over DTLS against gw", () => {
     procs = new ProcessGroup();
     work = tempDir("dtls");
     const dataDir = join(work, "data");
-    for (const [args, input] of [
+    provision("sources", dataDir, [
       [["group", "add", "staff", "--route", "198.51.100.0/24"]],
       [["user", "add", "dave", "--group", "staff", "--password-stdin"], "dave-pass-4\n"],
-    ] as [string[], string?][]) {
-      const r = gwCli("sources", [...args, "--data-dir", dataDir], input);
-      if (r.code !== 0) throw new Error(r.stderr);
-    }
+    ]);
     gw = await startGw("sources", topology, procs, dataDir);
     const server = procs.start([...topology.exec(topology.lan), process.execPath, join(repoRoot, "test/e2e/fixtures/tcp-bulk.ts"), "serve", "5201"]);
     await server.waitFor("listening");

@@ -7,7 +7,7 @@ import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { execFileSync } from "node:child_process";
 import { rmSync } from "node:fs";
 import { join } from "node:path";
-import { gwCli, repoRoot, startGw, tempDir, type RunningGw } from "./harness/gateway.ts";
+import { provision, repoRoot, startGw, tempDir, type RunningGw } from "./harness/gateway.ts";
 import { e2eAvailable } from "./harness/preconditions.ts";
 import { ProcessGroup } from "./harness/processes.ts";
 import { createTopology, type Topology } from "./harness/topology.ts";
@@ -23,13 +23,10 @@ describe.skipIf(!e2eAvailable())("the spec's literal dialect against gw", () => 
     procs = new ProcessGroup();
     work = tempDir("spec");
     const dataDir = join(work, "data");
-    for (const [args, input] of [
+    provision("sources", dataDir, [
       [["group", "add", "staff", "--route", "198.51.100.0/24", "--dns", "198.51.100.53"]],
       [["user", "add", "carol", "--group", "staff", "--password-stdin"], "carol-pass-3\n"],
-    ] as [string[], string?][]) {
-      const r = gwCli("sources", [...args, "--data-dir", dataDir], input);
-      if (r.code !== 0) throw new Error(r.stderr);
-    }
+    ]);
     gw = await startGw("sources", topology, procs, dataDir);
   }, 60_000);
 
