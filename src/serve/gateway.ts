@@ -202,7 +202,7 @@ export async function startGateway(config: GatewayConfig, deps: GatewayDeps): Pr
     port: config.port,
     certPem: cert.value.certPem,
     keyPem: cert.value.keyPem,
-    requestClientCertificate: clientCertificate !== undefined,
+    clientCaPems: clientTrust.value?.anchors.map((ca) => ca.toString()),
     onConnection: (socket) =>
       serveConnection(socket, {
         plane,

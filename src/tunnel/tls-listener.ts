@@ -7,11 +7,12 @@ export interface TlsListenOptions {
   certPem: string;
   keyPem: string;
   /**
-   * Ask every client for a certificate (a client CA is configured). The handshake never fails
-   * for a missing or bad one: the login decides, so password fallback and clear errors stay
-   * possible (PROTOCOL.md §3.1).
+   * The client CA certificates (PEM): when given, every client is asked for a certificate, and
+   * the request names these CAs so clients holding several certificates pick the right one. The
+   * handshake never fails for a missing or bad certificate: the login decides, so password
+   * fallback and clear errors stay possible (PROTOCOL.md §3.1).
    */
-  requestClientCertificate?: boolean;
+  clientCaPems?: string[];
   onConnection(socket: TLSSocket): void;
 }
 
@@ -35,7 +36,7 @@ export function listenTls(o: TlsListenOptions): Promise<Result<Server>> {
       ciphers: TLS12_CIPHERS,
       honorCipherOrder: true,
       handshakeTimeout: 10_000,
-      ...(o.requestClientCertificate ? { requestCert: true, rejectUnauthorized: false } : {}),
+      ...(o.clientCaPems ? { requestCert: true, rejectUnauthorized: false, ca: o.clientCaPems } : {}),
     },
     o.onConnection,
   );
