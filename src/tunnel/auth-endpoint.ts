@@ -15,7 +15,12 @@ export const CONTEXT_COOKIE = "webvpncontext";
  * POST (any path: the init goes to the URL path the user typed, PROTOCOL.md §9 item 24) and
  * GET / (the legacy fallback's first request, §2.9): both dialects of the login.
  */
-export async function handleAuthRequest(request: HttpRequest, flow: LoginFlow, client: Omit<LoginClient, "capabilities">): Promise<ResponseSpec> {
+export async function handleAuthRequest(
+  request: HttpRequest,
+  flow: LoginFlow,
+  client: Omit<LoginClient, "capabilities">,
+  connection: AuthConnectionState = {},
+): Promise<ResponseSpec> {
   const parsed =
     request.method === "GET"
       ? parseAuthRequest(undefined, new Uint8Array(0))
@@ -27,13 +32,22 @@ export async function handleAuthRequest(request: HttpRequest, flow: LoginFlow, c
   // A GET or an empty POST gets the form in the legacy dialect: that is what the fallback expects.
   const dialect: AuthDialect = auth.kind === "empty" ? "form" : auth.dialect;
   const outcome = await flow.handle({
-    contextId: contextIdOf(auth) ?? parseCookies(request.headers.get("cookie")).get(CONTEXT_COOKIE),
+    contextId: contextIdOf(auth) ?? parseCookies(request.headers.get("cookie")).get(CONTEXT_COOKIE) ?? connection.contextId,
     kind: auth.kind === "init" || auth.kind === "empty" ? "init" : "answer",
     answers: auth.fields,
     group: auth.groupSelect,
     client: { ...client, capabilities: auth.capabilities, ssoDhPubkey: request.headers.get("x-anyconnect-strap-dh-pubkey") },
   });
+  connection.contextId = outcome.kind === "form" ? outcome.contextId : undefined;
   return render(dialect, outcome);
+}
+
+/**
+ * The login in progress on one TLS connection: a client that answers a challenge on the same
+ * connection without echoing the context cookie (a strict reading of the spec) still continues it.
+ */
+export interface AuthConnectionState {
+  contextId?: string;
 }
 
 function contextIdOf(auth: AuthRequest): string | undefined {

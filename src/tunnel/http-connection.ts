@@ -3,7 +3,7 @@ import type { LoginFlow } from "../control/auth/login-flow.ts";
 import type { Result } from "../errors.ts";
 import type { ClientCertificateInfo } from "../pki/verify-client-cert.ts";
 import type { AddressPool } from "../net/address-pool.ts";
-import { handleAuthRequest } from "./auth-endpoint.ts";
+import { handleAuthRequest, type AuthConnectionState } from "./auth-endpoint.ts";
 import { handleSamlRequest, isSamlPath, type SamlFront } from "./saml-endpoints.ts";
 import { decideConnect, TUNNEL_PATHS } from "./connect-handler.ts";
 import { offerDtls } from "./dtls-offer.ts";
@@ -70,11 +70,13 @@ export function serveConnection(socket: TLSSocket, front: TunnelFront): void {
     }
   }
 
+  const login: AuthConnectionState = {};
+
   async function route(request: HttpRequest): Promise<ResponseSpec> {
     const path = request.target.split("?")[0]!;
     if (isSamlPath(path)) return handleSamlRequest(request, front.saml);
     if (request.method === "POST" || (request.method === "GET" && (path === "/" || path === "/auth"))) {
-      return handleAuthRequest(request, front.flow, { peer, ip: socket.remoteAddress ?? "", certificate: front.clientCertificate?.(socket) });
+      return handleAuthRequest(request, front.flow, { peer, ip: socket.remoteAddress ?? "", certificate: front.clientCertificate?.(socket) }, login);
     }
     if (request.method === "GET" && path === "/logout") return { status: 200, reason: "OK", headers: [["Content-Type", "text/html"]], body: "" };
     return { status: 404, reason: "Not Found", headers: [["Content-Type", "text/plain; charset=utf-8"]], body: "not found\n" };

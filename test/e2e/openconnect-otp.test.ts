@@ -45,7 +45,7 @@ describe.skipIf(!e2eAvailable())("password+otp against gw", () => {
       return r.stdout;
     };
     cli(["group", "add", "secure", "--route", "198.51.100.0/24", "--auth", "password+otp"]);
-    for (const user of ["alice", "bob", "carol", "dave", "erin", "frank"]) cli(["user", "add", user, "--group", "secure", "--password-stdin"], `${user}-pass\n`);
+    for (const user of ["alice", "bob", "carol", "dave", "erin", "frank", "gina"]) cli(["user", "add", user, "--group", "secure", "--password-stdin"], `${user}-pass\n`);
     // alice the human way (URI, secret and QR on stdout); the others as JSON.
     const printed = cli(["user", "otp", "enroll", "alice"]);
     const uri = printed.split("\n")[0]!;
@@ -53,7 +53,7 @@ describe.skipIf(!e2eAvailable())("password+otp against gw", () => {
     secrets.set("alice", new URL(uri).searchParams.get("secret")!);
     expect(printed).toContain(`secret: ${secrets.get("alice")}`);
     expect(printed).toContain("█");
-    for (const user of ["bob", "carol", "dave", "frank"]) secrets.set(user, JSON.parse(cli(["user", "otp", "enroll", user, "--json"])).secret);
+    for (const user of ["bob", "carol", "dave", "frank", "gina"]) secrets.set(user, JSON.parse(cli(["user", "otp", "enroll", user, "--json"])).secret);
     gw = await startGw("sources", topology, procs, dataDir);
   }, 90_000);
 
@@ -131,7 +131,7 @@ describe.skipIf(!e2eAvailable())("password+otp against gw", () => {
   }, 60_000);
 
   test("the spec's literal challenge document, checked field by field, then the code, success and a tunnel", () => {
-    const out = run(topology.client, [process.execPath, join(repoRoot, "test/e2e/fixtures/spec-otp-client.ts"), topology.gatewayOutside, "carol", "carol-pass", "secure", secrets.get("carol")!], 30_000);
+    const out = run(topology.client, [process.execPath, join(repoRoot, "test/e2e/fixtures/spec-otp-client.ts"), topology.gatewayOutside, "carol", "carol-pass", "secure", secrets.get("carol")!, "gina", "gina-pass", secrets.get("gina")!], 30_000);
     const r = JSON.parse(out);
     const rootOf = (xml: string) => parseXml(xml).root!;
     const elements = (el: XmlElement) => el.children.filter((c): c is XmlElement => c instanceof XmlElement);
@@ -174,5 +174,12 @@ describe.skipIf(!e2eAvailable())("password+otp against gw", () => {
     // 5. The same code in a new login: refused as reused.
     expect(rootOf(r.replayBody).attributes).toEqual({ id: "challenge" });
     expect(elements(rootOf(r.replayBody))[0]!.text).toStartWith("This code was already used: wait for the next one.");
+
+    // 6. A client that never sends cookies back but keeps its connection: the login continues.
+    const [password, answer] = r.oneConnection as { status: string; body: string; cookies: string[] }[];
+    expect(rootOf(password!.body).attributes).toEqual({ id: "challenge" });
+    expect(answer!.status).toBe("HTTP/1.1 200 OK");
+    expect(rootOf(answer!.body).attributes).toEqual({ id: "success" });
+    expect(answer!.cookies.some((c) => c.startsWith("webvpn="))).toBe(true);
   }, 60_000);
 });
