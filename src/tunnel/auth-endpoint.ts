@@ -32,7 +32,7 @@ export async function handleAuthRequest(
   // A GET or an empty POST gets the form in the legacy dialect: that is what the fallback expects.
   const dialect: AuthDialect = auth.kind === "empty" ? "form" : auth.dialect;
   const outcome = await flow.handle({
-    contextId: contextIdOf(auth) ?? parseCookies(request.headers.get("cookie")).get(CONTEXT_COOKIE) ?? connection.contextId,
+    contextId: contextIdOf(auth) ?? parseCookies(request.headers.get("cookie")).get(CONTEXT_COOKIE) ?? continuing(connection, auth),
     kind: auth.kind === "init" || auth.kind === "empty" ? "init" : "answer",
     answers: auth.fields,
     group: auth.groupSelect,
@@ -48,6 +48,11 @@ export async function handleAuthRequest(
  */
 export interface AuthConnectionState {
   contextId?: string;
+}
+
+/** The connection's login, unless the request starts a new one (it names a user). */
+function continuing(connection: AuthConnectionState, auth: AuthRequest): string | undefined {
+  return auth.fields.has("username") ? undefined : connection.contextId;
 }
 
 function contextIdOf(auth: AuthRequest): string | undefined {
