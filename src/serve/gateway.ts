@@ -10,7 +10,7 @@ import { otpKeySource } from "../control/auth/otp-key.ts";
 import { CertificateStep } from "../control/auth/certificate-step.ts";
 import { createClientCertificateCheck } from "../tunnel/client-cert-check.ts";
 import { loadClientCertFiles } from "./client-cert-setup.ts";
-import { setupSaml } from "./saml-setup.ts";
+import { loadSamlIdpCertificate, setupSaml } from "./saml-setup.ts";
 import { LoginGuard } from "../control/auth/login-guard.ts";
 import { SessionRegistry } from "../control/sessions.ts";
 import { ControlPlane } from "../control/control-plane.ts";
@@ -84,6 +84,8 @@ export async function startGateway(config: GatewayConfig, deps: GatewayDeps): Pr
   if (!cert.ok) return fail(cert);
   const clientTrust = loadClientCertFiles(config.clientCaFile, config.crlFile);
   if (!clientTrust.ok) return fail(clientTrust);
+  const samlIdpCert = loadSamlIdpCertificate(config);
+  if (!samlIdpCert.ok) return fail(samlIdpCert);
 
   const poolCidr = parseCidr(config.pool);
   if (!poolCidr.ok) return fail(poolCidr);
@@ -175,8 +177,7 @@ export async function startGateway(config: GatewayConfig, deps: GatewayDeps): Pr
   let management: RunningManagement | undefined;
   const { users, groups } = control;
   const passwordStep = new PasswordStep(users);
-  const saml = setupSaml(config, { findUser: (name) => store.getUser(name), groupExists: (name) => groups.get(name).ok, now, log: deps.log });
-  if (!saml.ok) return fail(saml);
+  const saml = setupSaml(config, samlIdpCert.value, { findUser: (name) => store.getUser(name), groupExists: (name) => groups.get(name).ok, now, log: deps.log });
   const flow = new LoginFlow({
     users,
     groups,
@@ -186,7 +187,7 @@ export async function startGateway(config: GatewayConfig, deps: GatewayDeps): Pr
     reserveAddress: (address) => pool.leaseExact(address),
     steps: {
       password: passwordStep, otp: new OtpStep(control.otp, now, deps.log),
-      ...(saml.value && { saml: saml.value.step }),
+      ...(saml && { saml: saml.step }),
       ...(clientTrust.value && { certificate: new CertificateStep({ findUser: (name) => store.getUser(name), attribute: config.certUserAttribute ?? "cn" }) }),
     },
     guard,
@@ -209,7 +210,7 @@ export async function startGateway(config: GatewayConfig, deps: GatewayDeps): Pr
         flow,
         pool,
         exportPsk,
-        saml: saml.value?.front,
+        saml: saml?.front,
         clientCertificate,
         defaults: {
           mtu: config.mtu,

@@ -14,18 +14,22 @@ export interface SamlSetup {
   front: SamlFront;
 }
 
+/** The IdP certificate (PEM) when SAML is configured: read first, so a bad file stops the start before anything opens. */
+export function loadSamlIdpCertificate(config: GatewayConfig): Result<string | undefined> {
+  return config.samlIdpCertFile ? readIdpCertificate(config.samlIdpCertFile) : ok(undefined);
+}
+
 /** The SAML service provider from the settings; undefined when SAML is not configured. */
 export function setupSaml(
   config: GatewayConfig,
+  idpCertPem: string | undefined,
   deps: { findUser(name: string): UserRecord | undefined; groupExists(name: string): boolean; now(): number; log(message: string): void },
-): Result<SamlSetup | undefined> {
-  const { samlIdpUrl, samlIdpCertFile, samlBaseUrl } = config;
-  if (!samlIdpUrl || !samlIdpCertFile || !samlBaseUrl) return ok(undefined);
-  const cert = readIdpCertificate(samlIdpCertFile);
-  if (!cert.ok) return cert;
+): SamlSetup | undefined {
+  const { samlIdpUrl, samlBaseUrl } = config;
+  if (!samlIdpUrl || !idpCertPem || !samlBaseUrl) return undefined;
   const provider = new SamlProvider({
     idpUrl: samlIdpUrl,
-    idpCertPem: cert.value,
+    idpCertPem,
     entityId: config.samlEntityId ?? `${samlBaseUrl}${SAML_PATHS.metadata}`,
     acsUrl: `${samlBaseUrl}${SAML_PATHS.acs}`,
     groupAttribute: config.samlGroupAttribute,
@@ -33,10 +37,10 @@ export function setupSaml(
     now: deps.now,
   });
   const logins = new SamlLogins({ provider, now: deps.now, log: deps.log });
-  return ok({
+  return {
     step: new SamlStep({ logins, baseUrl: samlBaseUrl, findUser: deps.findUser, groupExists: deps.groupExists }),
     front: { logins, metadata: () => provider.metadata(), finalUrl: `${samlBaseUrl}${SAML_PATHS.final}` },
-  });
+  };
 }
 
 function readIdpCertificate(file: string): Result<string> {
