@@ -34,7 +34,7 @@ describe.skipIf(!e2eAvailable())("brute-force protection against gw", () => {
     provision("sources", dataDir, [
       [["group", "add", "staff", "--route", "198.51.100.0/24"]],
       [["user", "add", "erin", "--group", "staff", "--password-stdin"], "erin-pass-5\n"],
-      [["config", "set", "-"], JSON.stringify({ loginMaxFailuresPerUser: 3, loginMaxFailuresPerIp: 50, loginBanSeconds: 600 })],
+      [["config", "set", "-"], JSON.stringify({ loginMaxFailuresPerUser: 3, loginMaxFailuresPerIp: 8, loginBanSeconds: 600 })],
     ]);
     gw = await startGw("sources", topology, procs, dataDir);
   }, 60_000);
@@ -66,5 +66,20 @@ describe.skipIf(!e2eAvailable())("brute-force protection against gw", () => {
     gwInGateway(["bans", "clear", "erin"]);
     expect(JSON.parse(gwInGateway(["bans", "list", "--json"]))).toEqual([]);
     expect(login("203.0.113.2", "erin-pass-5").auth).toBe("success");
+  }, 90_000);
+
+  test("an address failing for many user names is banned as a whole: openconnect from it is refused", async () => {
+    gwInGateway(["bans", "clear"]);
+    // 3 failures were counted for the address above; 5 more names reach its limit of 8.
+    const login2 = (user: string) =>
+      JSON.parse(inNs(topology.client, [process.execPath, join(repoRoot, "test/e2e/fixtures/login-probe.ts"), topology.gatewayOutside, "203.0.113.2", user, "guess"]));
+    for (const user of ["root", "admin", "test", "guest", "oracle"]) login2(user);
+    await gw.process.waitFor(/login banned ip=203\.0\.113\.2 failures=8/);
+    const state = join(work, "oc-ip");
+    mkdirSync(state, { recursive: true });
+    const oc = startOpenconnect(topology, procs, { user: "erin", password: "erin-pass-5", pin: gw.pin, stateDir: state, interface: "oc1", flags: ["--no-dtls"] });
+    expect(await oc.exited).not.toBe(0);
+    expect(oc.stderr() + oc.stdout()).toContain("Too many failed logins for address 203.0.113.2");
+    expect(login("203.0.113.3", "erin-pass-5").auth).toBe("success");
   }, 90_000);
 });
