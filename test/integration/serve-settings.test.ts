@@ -11,24 +11,24 @@ import { join } from "node:path";
 import { gwArgv } from "../e2e/harness/gateway.ts";
 import { e2eAvailable } from "../e2e/harness/preconditions.ts";
 import { ProcessGroup } from "../e2e/harness/processes.ts";
+import { createLoopbackNamespace } from "../e2e/harness/topology.ts";
 
-const ns = `gwss${process.pid % 100000}`;
+let ns = "";
+let namespace: ReturnType<typeof createLoopbackNamespace> | undefined;
 
 describe.skipIf(!e2eAvailable())("stored settings and gw serve flags", () => {
   let work: string;
   const procs = new ProcessGroup();
 
   beforeAll(() => {
-    execFileSync("ip", ["netns", "add", ns]);
-    execFileSync("ip", ["-n", ns, "link", "set", "lo", "up"]);
+    namespace = createLoopbackNamespace("ss");
+    ns = namespace.name;
     work = mkdtempSync(join(tmpdir(), "gw-settings-"));
   });
 
   afterAll(async () => {
     await procs.stopAll();
-    try {
-      execFileSync("ip", ["netns", "del", ns]);
-    } catch {}
+    namespace?.destroy();
     rmSync(work, { recursive: true, force: true });
   });
 

@@ -10,24 +10,24 @@ import { join } from "node:path";
 import { gwArgv } from "../e2e/harness/gateway.ts";
 import { e2eAvailable } from "../e2e/harness/preconditions.ts";
 import { ProcessGroup } from "../e2e/harness/processes.ts";
+import { createLoopbackNamespace } from "../e2e/harness/topology.ts";
 
-const ns = `gwst${process.pid % 100000}`;
+let ns = "";
+let namespace: ReturnType<typeof createLoopbackNamespace> | undefined;
 
 describe.skipIf(!e2eAvailable())("gw serve startup errors", () => {
   let work: string;
   const procs = new ProcessGroup();
 
   beforeAll(() => {
-    execFileSync("ip", ["netns", "add", ns]);
-    execFileSync("ip", ["-n", ns, "link", "set", "lo", "up"]);
+    namespace = createLoopbackNamespace("st");
+    ns = namespace.name;
     work = mkdtempSync(join(tmpdir(), "gw-startup-"));
   });
 
   afterAll(async () => {
     await procs.stopAll();
-    try {
-      execFileSync("ip", ["netns", "del", ns]);
-    } catch {}
+    namespace?.destroy();
     rmSync(work, { recursive: true, force: true });
   });
 

@@ -65,3 +65,18 @@ export function createTopology(tag: string): Topology {
   }
   return topology;
 }
+
+/** A namespace with only loopback up, for tests that run gw alone (startup, settings). */
+export function createLoopbackNamespace(tag: string): { name: string; destroy(): void } {
+  const name = `gw${tag}${process.pid % 100000}`;
+  execFileSync("ip", ["netns", "add", name]);
+  execFileSync("ip", ["-n", name, "link", "set", "lo", "up"]);
+  return {
+    name,
+    destroy() {
+      try {
+        execFileSync("ip", ["netns", "del", name]);
+      } catch {}
+    },
+  };
+}
