@@ -9,6 +9,7 @@ export type DropReason =
   | "dtls_replay" // a DTLS record seen before (anti-replay window)
   | "dtls_bad_record" // failed authentication or malformed
   | "dtls_unknown_peer" // a datagram no session or handshake claims
+  | "dtls_rebind_refused" // a record from a new port of a client's address that was not authentic and new
   | "dtls_unknown_type" // a DTLS payload type we do not know
   | "dtls_handshake_failed"
   | "udp_send_failed";

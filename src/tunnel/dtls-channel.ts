@@ -11,6 +11,16 @@ const DPD_RESP = 0x04;
 const DISCONNECT = 0x05;
 const KEEPALIVE = 0x07;
 
+/**
+ * What became of one received record. Only ACCEPTED (authentic and new) proves the sender holds the
+ * channel's keys now: a replayed record may be a capture sent by anyone (plain numbers: no allocation
+ * per datagram).
+ */
+export const RECORD_ACCEPTED = 0;
+export const RECORD_REPLAYED = 1;
+export const RECORD_REJECTED = 2;
+export type RecordVerdict = typeof RECORD_ACCEPTED | typeof RECORD_REPLAYED | typeof RECORD_REJECTED;
+
 export interface DtlsChannelOptions {
   udp: UdpSocket;
   /** Downstream data records wait here for one sendMany per TUN read batch; control replies go at once. */
@@ -55,21 +65,21 @@ export class DtlsChannel {
     return this.closed;
   }
 
-  /** Opens and handles one application-data record from the client. False when it did not authenticate. */
-  receive(record: DtlsRecord): boolean {
+  /** Opens and handles one application-data record from the client; replays are counted here. */
+  receive(record: DtlsRecord): RecordVerdict {
     const e = this.o.established;
-    if (record.type !== ContentType.applicationData || record.epoch !== e.epoch) return false;
+    if (record.type !== ContentType.applicationData || record.epoch !== e.epoch) return RECORD_REJECTED;
     if (!e.replay.check(record.seq)) {
       this.o.drops.count("dtls_replay");
-      return true; // authentic or not, it is not new: ignore quietly
+      return RECORD_REPLAYED; // authentic or not, it is not new: not opened
     }
     const opened = e.protection.open(record);
-    if (!opened.ok) return false;
+    if (!opened.ok) return RECORD_REJECTED;
     e.replay.mark(record.seq);
     this.lastRx = this.o.now();
     this.o.onActivity();
     this.handlePlaintext(opened.value);
-    return true;
+    return RECORD_ACCEPTED;
   }
 
   sendPacket(packet: Uint8Array): void {

@@ -1,7 +1,7 @@
 import type { Session } from "../control/sessions.ts";
 import type { DropCounters } from "../net/drop-counters.ts";
 import type { UdpSocket } from "../runtime/udp.ts";
-import { DtlsChannel } from "./dtls-channel.ts";
+import { DtlsChannel, RECORD_ACCEPTED, RECORD_REJECTED } from "./dtls-channel.ts";
 import { UdpOutbox } from "./udp-outbox.ts";
 import {
   DtlsServerHandshake,
@@ -132,7 +132,7 @@ export class DtlsServer {
   /** Only a ClientHello naming a live session starts anything; everything else is dropped cheaply. */
   private newPeer(data: Uint8Array, key: string, address: string): Peer | undefined {
     if (data[0] === APPLICATION_DATA) {
-      if (!this.rebind(data, key, address)) this.o.drops.count("dtls_unknown_peer");
+      this.rebind(data, key, address);
       return undefined;
     }
     if (data[0] !== HANDSHAKE) {
@@ -196,26 +196,30 @@ export class DtlsServer {
     const records = parseRecords(data);
     if (!records.ok) return this.o.drops.count("dtls_bad_record");
     for (const record of records.value) {
-      if (!peer.channel!.receive(record)) this.o.drops.count("dtls_bad_record");
+      if (peer.channel!.receive(record) === RECORD_REJECTED) this.o.drops.count("dtls_bad_record");
     }
   }
 
-  /** NAT rebinding (§7.6): a record from a new port that authenticates for a channel of that IP moves it. */
-  private rebind(data: Uint8Array, key: string, address: string): boolean {
+  /**
+   * NAT rebinding (§7.6): a record from a new port moves a channel of that IP only when it opens
+   * with the channel's keys and is new (not a replay): anyone behind the same address can send
+   * forged or captured records, and those must not steer the session's traffic.
+   */
+  private rebind(data: Uint8Array, key: string, address: string): void {
     const candidates = this.byIp.get(address);
-    if (!candidates) return false;
+    if (!candidates) return this.o.drops.count("dtls_unknown_peer");
     const records = parseRecords(data);
-    if (!records.ok || records.value.length !== 1) return false;
+    if (!records.ok || records.value.length !== 1) return this.o.drops.count("dtls_rebind_refused");
     for (const peer of candidates) {
-      if (!peer.channel!.receive(records.value[0]!)) continue;
+      if (peer.channel!.receive(records.value[0]!) !== RECORD_ACCEPTED) continue;
       this.peers.delete(peer.key);
       peer.key = key;
       peer.channel!.port = Number(key.slice(key.lastIndexOf(":") + 1));
       this.peers.set(key, peer);
       this.o.log(`dtls rebound session=${peer.binding.session.id} peer=${key}`);
-      return true;
+      return;
     }
-    return false;
+    this.o.drops.count("dtls_rebind_refused");
   }
 
   private limitPending(binding: DtlsBinding): void {

@@ -140,6 +140,33 @@ describe("DtlsServer", () => {
     expect(udp.sent.at(-1)!.port).toBe(41234);
   });
 
+  test("forged or replayed records from the client's address on a new port never move the channel", () => {
+    const { udp, drops, establish, packets, fromClient, tunnel, server } = fixture();
+    establish(40000);
+    const genuine = fromClient([0x00, ...ipv4([10, 10, 0, 2])]);
+    udp.deliver(genuine, 40000);
+    expect(packets.length).toBe(1);
+    // The hijack: epoch 1, old sequence numbers, random bodies, from the victim's IP on fresh ports.
+    for (let i = 0; i < 200; i++) {
+      const forged = new Uint8Array(13 + 48);
+      forged.set([23, 0xfe, 0xfd, 0, 1, 0, 0, 0, 0, 0, i % 12, 0, 48]);
+      crypto.getRandomValues(forged.subarray(13));
+      udp.deliver(forged, 50000 + i);
+    }
+    // A captured genuine record replayed from another port: authentic but not new.
+    udp.deliver(genuine, 51000);
+    expect(drops.get("dtls_rebind_refused")).toBe(201);
+    expect(packets.length).toBe(1);
+    tunnel.sendPacket(ipv4([198, 51, 100, 2]));
+    server.flush();
+    expect(udp.sent.at(-1)!.port).toBe(40000);
+    // The client itself still moves when its NAT rebinds.
+    udp.deliver(fromClient([0x00, ...ipv4([10, 10, 0, 2])]), 41234);
+    tunnel.sendPacket(ipv4([198, 51, 100, 2]));
+    server.flush();
+    expect(udp.sent.at(-1)!.port).toBe(41234);
+  });
+
   test("a new handshake from a new port replaces the channel when it completes; unregister ends DTLS", () => {
     const { udp, establish, tunnel, server, session, channels } = fixture();
     establish(40000);
