@@ -62,6 +62,13 @@ export const gatewaySettingsShape = {
   dpd: z.number().int().min(0).max(3600).default(30).describe("default DPD interval, seconds (new tunnels)"),
   keepalive: z.number().int().min(0).max(86400).default(20).describe("default keepalive interval, seconds (new tunnels)"),
   mobileDpd: z.number().int().min(0).max(86400).default(600).describe("default mobile DPD interval, seconds (new tunnels)"),
+  maxSessionsPerUser: z
+    .number()
+    .int()
+    .min(0)
+    .max(1000)
+    .default(2)
+    .describe("sessions one user may hold at once unless the group sets its own; 0: no limit (new logins; ocserv's max-same-clients)"),
   ...samlSettingsShape,
   loginMaxFailuresPerIp: z.number().int().min(1).max(100000).default(20).describe("failed logins from one address within the window before it is banned (restart required)"),
   loginMaxFailuresPerUser: z.number().int().min(1).max(100000).default(5).describe("failed logins for one user name from one address within the window before that pair is banned (restart required)"),
@@ -70,7 +77,7 @@ export const gatewaySettingsShape = {
 };
 
 /** Settings a running gateway applies to new tunnels at once; every other change needs a restart. */
-export const LIVE_SETTINGS = ["mtu", "dpd", "keepalive", "mobileDpd"] as const;
+export const LIVE_SETTINGS = ["mtu", "dpd", "keepalive", "mobileDpd", "maxSessionsPerUser"] as const;
 
 type SettingsLike = { samlIdpUrl?: string; samlIdpCertFile?: string; samlBaseUrl?: string; certFile?: string; keyFile?: string; clientCaFile?: string; crlFile?: string; port: number; apiListen: string };
 

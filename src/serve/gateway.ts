@@ -170,7 +170,7 @@ export async function startGateway(config: GatewayConfig, deps: GatewayDeps): Pr
       settings: {
         current: () => settingsOf(config),
         flagged: deps.flagged ?? [],
-        applyLive: (s) => Object.assign(config, { mtu: s.mtu, dpd: s.dpd, keepalive: s.keepalive, mobileDpd: s.mobileDpd }),
+        applyLive: (s) => Object.assign(config, { mtu: s.mtu, dpd: s.dpd, keepalive: s.keepalive, mobileDpd: s.mobileDpd, maxSessionsPerUser: s.maxSessionsPerUser }),
       },
     },
   });
@@ -185,6 +185,7 @@ export async function startGateway(config: GatewayConfig, deps: GatewayDeps): Pr
     stats: control.authStats,
     events: control.events,
     reserveAddress: (address) => pool.leaseExact(address),
+    defaultMaxSessionsPerUser: () => config.maxSessionsPerUser,
     steps: {
       password: passwordStep, otp: new OtpStep(control.otp, now, deps.log),
       ...(saml && { saml: saml.step }),

@@ -42,6 +42,8 @@ export interface LoginFlowOptions {
   events?: EventBus;
   /** Leases exactly this client address (a user's static address); false when taken or outside the pool. */
   reserveAddress?(address: number): boolean;
+  /** Sessions per user when the group sets no limit (a live setting); 0 or absent: no limit. */
+  defaultMaxSessionsPerUser?(): number;
   contextTtlMs?: number;
   maxContexts?: number;
 }
@@ -182,10 +184,12 @@ export class LoginFlow {
     const user = context.user!;
     const group = context.group ?? { name: "", policy: emptyPolicy };
     const live = this.o.sessions.list().filter((s) => s.user === user.name).length;
-    if (group.policy.maxSessionsPerUser !== undefined && live >= group.policy.maxSessionsPerUser) {
+    const limit = group.policy.maxSessionsPerUser ?? this.o.defaultMaxSessionsPerUser?.() ?? 0;
+    if (limit > 0 && live >= limit) {
       this.fail("too_many_sessions", request, context);
       this.contexts.delete(context.id);
-      return { kind: "refused", message: `You already have ${live} session(s), the most group ${group.name} allows: disconnect one first.` };
+      const whose = group.policy.maxSessionsPerUser !== undefined ? `group ${group.name}` : "this gateway";
+      return { kind: "refused", message: `You already have ${live} session(s), the most ${whose} allows: disconnect one first.` };
     }
     // Per-user overrides: routes added to the group's; a static address is handed to the session.
     const overrides = this.o.users.overridesOf(user);

@@ -9,7 +9,7 @@ import { openSqliteStore } from "../../../src/store/sqlite-store.ts";
 import { fakeHasher } from "../api/fixture.ts";
 
 /** The login flow as the gateway builds it: through the control plane, with its event bus. */
-async function fixture() {
+async function fixture(defaultMaxSessionsPerUser?: number) {
   const store = openSqliteStore(":memory:");
   if (!store.ok) throw store.error;
   let now = 1_000_000;
@@ -27,6 +27,7 @@ async function fixture() {
     events: control.events,
     reserveAddress: (a) => (reserved.has(a) ? false : (reserved.add(a), true)),
     steps: { password: step },
+    ...(defaultMaxSessionsPerUser !== undefined && { defaultMaxSessionsPerUser: () => defaultMaxSessionsPerUser }),
     now: () => now,
     log: () => {},
   });
@@ -56,6 +57,24 @@ describe("login with group policy and user overrides", () => {
     const second = await f.login("bob", "pw");
     expect(second.kind).toBe("refused");
     expect(f.control.authStats.failures.get("too_many_sessions")).toBe(1);
+  });
+
+  test("without a group limit the gateway's default holds (one user cannot take the whole pool); 0 means none", async () => {
+    const f = await fixture(2);
+    f.control.groups.add("staff", {});
+    await f.control.users.add({ name: "eve", password: "pw", groups: ["staff"] });
+    expect(kind(await f.login("eve", "pw"))).toBe("success");
+    expect(kind(await f.login("eve", "pw"))).toBe("success");
+    const third = await f.login("eve", "pw");
+    expect(third.kind === "refused" && third.message).toBe("You already have 2 session(s), the most this gateway allows: disconnect one first.");
+    f.control.groups.add("wide", { maxSessionsPerUser: 5 });
+    await f.control.users.add({ name: "dave", password: "pw", groups: ["wide"] });
+    for (let i = 0; i < 5; i++) expect(kind(await f.login("dave", "pw"))).toBe("success");
+    expect(kind(await f.login("dave", "pw"))).toBe("refused");
+    const open = await fixture(0);
+    open.control.groups.add("staff", {});
+    await open.control.users.add({ name: "eve", password: "pw", groups: ["staff"] });
+    for (let i = 0; i < 4; i++) expect(kind(await open.login("eve", "pw"))).toBe("success");
   });
 
   test("a user's extra routes join the group's; the static address is the session's, and only once", async () => {
