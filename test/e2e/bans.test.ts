@@ -32,9 +32,9 @@ describe.skipIf(!e2eAvailable())("brute-force protection against gw", () => {
     dataDir = join(work, "data");
     execFileSync("ip", ["-n", topology.client, "addr", "add", "203.0.113.3/24", "dev", topology.clientInterface]);
     provision("sources", dataDir, [
-      [["group", "add", "staff", "--route", "198.51.100.0/24"]],
+      [["group", "add", "staff", "--route", "198.51.100.0/24"]], // erin logs in from several addresses: no per-user session limit here
       [["user", "add", "erin", "--group", "staff", "--password-stdin"], "erin-pass-5\n"],
-      [["config", "set", "-"], JSON.stringify({ loginMaxFailuresPerUser: 3, loginMaxFailuresPerIp: 8, loginBanSeconds: 600 })],
+      [["config", "set", "-"], JSON.stringify({ loginMaxFailuresPerUser: 3, loginMaxFailuresPerIp: 8, loginBanSeconds: 600, maxSessionsPerUser: 0 })],
     ]);
     gw = await startGw("sources", topology, procs, dataDir);
   }, 60_000);
