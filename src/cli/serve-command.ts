@@ -10,6 +10,7 @@ import { serveHttps } from "../runtime/bun/https-server.ts";
 import { bunPasswordHasher } from "../runtime/bun/password-hasher.ts";
 import { openTun } from "../runtime/bun/tun-device.ts";
 import { openUdp } from "../runtime/bun/udp-socket.ts";
+import { raiseOpenFileLimit } from "../runtime/bun/open-file-limit.ts";
 import { startGateway } from "../serve/gateway.ts";
 import { intOption, rejectUnknownOptions } from "./args.ts";
 import { dataDirArg, dataDirFrom } from "./data-dir-arg.ts";
@@ -53,7 +54,7 @@ export const serveCommand = defineCommand({
       process.once("SIGINT", () => resolve("SIGINT"));
       process.once("SIGTERM", () => resolve("SIGTERM"));
     });
-    const started = await startGateway(config, { openTun, openUdp, hasher: bunPasswordHasher, serveHttps, log, flagged });
+    const started = await startGateway(config, { openTun, openUdp, hasher: bunPasswordHasher, raiseOpenFileLimit, serveHttps, log, flagged });
     if (!started.ok) throw started.error;
     const gateway = started.value;
     if (gateway.adminToken) {

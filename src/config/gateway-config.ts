@@ -62,6 +62,13 @@ export const gatewaySettingsShape = {
   dpd: z.number().int().min(0).max(3600).default(30).describe("default DPD interval, seconds (new tunnels)"),
   keepalive: z.number().int().min(0).max(86400).default(20).describe("default keepalive interval, seconds (new tunnels)"),
   mobileDpd: z.number().int().min(0).max(86400).default(600).describe("default mobile DPD interval, seconds (new tunnels)"),
+  maxSessions: z
+    .number()
+    .int()
+    .min(1)
+    .max(10_000_000)
+    .optional()
+    .describe("sessions the gateway holds at once; absent: what the open-file limit allows, logged at start (new logins)"),
   maxSessionsPerUser: z
     .number()
     .int()
@@ -77,7 +84,7 @@ export const gatewaySettingsShape = {
 };
 
 /** Settings a running gateway applies to new tunnels at once; every other change needs a restart. */
-export const LIVE_SETTINGS = ["mtu", "dpd", "keepalive", "mobileDpd", "maxSessionsPerUser"] as const;
+export const LIVE_SETTINGS = ["mtu", "dpd", "keepalive", "mobileDpd", "maxSessions", "maxSessionsPerUser"] as const;
 
 type SettingsLike = { samlIdpUrl?: string; samlIdpCertFile?: string; samlBaseUrl?: string; certFile?: string; keyFile?: string; clientCaFile?: string; crlFile?: string; port: number; apiListen: string };
 

@@ -117,6 +117,11 @@ export class SessionRegistry {
     return [...this.byId.values()];
   }
 
+  /** Sessions held, connected or waiting for their client to reconnect. */
+  get size(): number {
+    return this.byId.size;
+  }
+
   /** Attaches a new connection; an older one (half-open, PROTOCOL.md §8.2) is retired. */
   attach(session: Session, connection: LiveConnection): void {
     const previous = session.connection;

@@ -24,6 +24,8 @@ import type { ServeHttps } from "../runtime/https-server.ts";
 import type { PasswordHasher } from "../runtime/password-hasher.ts";
 import type { OpenTun, TunDevice } from "../runtime/tun.ts";
 import type { OpenUdp } from "../runtime/udp.ts";
+import type { RaiseOpenFileLimit } from "../runtime/open-files.ts";
+import { descriptorBudget } from "./descriptor-budget.ts";
 import { DtlsServer } from "../tunnel/dtls-server.ts";
 import { createPskExporter } from "../tunnel/psk-exporter.ts";
 import { endTunnel } from "../tunnel/tunnel-connection.ts";
@@ -43,6 +45,8 @@ export interface GatewayDeps {
   openTun: OpenTun;
   openUdp: OpenUdp;
   hasher: PasswordHasher;
+  /** Lifts the soft open-file limit to the hard one; the limit then bounds the sessions. */
+  raiseOpenFileLimit: RaiseOpenFileLimit;
   /** The management API's HTTPS listener. */
   serveHttps: ServeHttps;
   /** Settings given as `gw serve` flags: they override the stored document for this run. */
@@ -86,6 +90,15 @@ export async function startGateway(config: GatewayConfig, deps: GatewayDeps): Pr
   if (!clientTrust.ok) return fail(clientTrust);
   const samlIdpCert = loadSamlIdpCertificate(config);
   if (!samlIdpCert.ok) return fail(samlIdpCert);
+
+  // One descriptor per TLS connection: the open-file limit decides how many sessions fit.
+  const files = deps.raiseOpenFileLimit();
+  const budget = descriptorBudget(files.ok ? files.value.soft : 1024);
+  const sessionCap = () => Math.min(config.maxSessions ?? budget.sessions, budget.sessions);
+  deps.log(
+    `open files: limit ${files.ok ? `${files.value.soft} (hard ${files.value.hard})` : `unknown (${files.error.message}), assumed 1024`}; sessions up to ${sessionCap()}` +
+      (config.maxSessions !== undefined && config.maxSessions > budget.sessions ? ` (maxSessions ${config.maxSessions} needs a higher open-file limit: see gw doctor)` : ""),
+  );
 
   const poolCidr = parseCidr(config.pool);
   if (!poolCidr.ok) return fail(poolCidr);
@@ -170,7 +183,7 @@ export async function startGateway(config: GatewayConfig, deps: GatewayDeps): Pr
       settings: {
         current: () => settingsOf(config),
         flagged: deps.flagged ?? [],
-        applyLive: (s) => Object.assign(config, { mtu: s.mtu, dpd: s.dpd, keepalive: s.keepalive, mobileDpd: s.mobileDpd, maxSessionsPerUser: s.maxSessionsPerUser }),
+        applyLive: (s) => Object.assign(config, { mtu: s.mtu, dpd: s.dpd, keepalive: s.keepalive, mobileDpd: s.mobileDpd, maxSessions: s.maxSessions, maxSessionsPerUser: s.maxSessionsPerUser }),
       },
     },
   });
@@ -186,6 +199,7 @@ export async function startGateway(config: GatewayConfig, deps: GatewayDeps): Pr
     events: control.events,
     reserveAddress: (address) => pool.leaseExact(address),
     defaultMaxSessionsPerUser: () => config.maxSessionsPerUser,
+    maxSessions: sessionCap,
     steps: {
       password: passwordStep, otp: new OtpStep(control.otp, now, deps.log),
       ...(saml && { saml: saml.step }),

@@ -1,3 +1,4 @@
+import { RateLimitedLog } from "../rate-limited-log.ts";
 import { randomBytes } from "node:crypto";
 import type { UserRecord } from "../../store/records.ts";
 import { compilePolicy, emptyPolicy, policyHash, type GroupPolicy } from "../group-policy.ts";
@@ -42,6 +43,8 @@ export interface LoginFlowOptions {
   events?: EventBus;
   /** Leases exactly this client address (a user's static address); false when taken or outside the pool. */
   reserveAddress?(address: number): boolean;
+  /** Sessions the gateway holds at most (its open files bound them); 0 or absent: no cap. */
+  maxSessions?(): number;
   /** Sessions per user when the group sets no limit (a live setting); 0 or absent: no limit. */
   defaultMaxSessionsPerUser?(): number;
   contextTtlMs?: number;
@@ -59,10 +62,13 @@ export class LoginFlow {
   private readonly contexts = new Map<string, LoginContext>();
   private readonly ttl: number;
   private readonly maxContexts: number;
+  /** "The gateway is full" is said once per interval, however many clients hear it. */
+  private readonly full: RateLimitedLog;
 
   constructor(private readonly o: LoginFlowOptions) {
     this.ttl = o.contextTtlMs ?? 5 * 60_000;
     this.maxContexts = o.maxContexts ?? 10_000;
+    this.full = new RateLimitedLog(10_000, o.now, o.log);
   }
 
   async handle(request: LoginRequest): Promise<LoginOutcome> {
@@ -183,6 +189,13 @@ export class LoginFlow {
   private complete(context: LoginContext, request: LoginRequest): LoginOutcome {
     const user = context.user!;
     const group = context.group ?? { name: "", policy: emptyPolicy };
+    const cap = this.o.maxSessions?.() ?? 0;
+    if (cap > 0 && this.o.sessions.size >= cap) {
+      this.fail("gateway_full", request, context, false, false);
+      this.full.say(`login refused: the gateway holds ${this.o.sessions.size} sessions, its cap (maxSessions ${cap})`);
+      this.contexts.delete(context.id);
+      return { kind: "refused", message: `The gateway is at its limit of ${cap} sessions: try again later.` };
+    }
     const live = this.o.sessions.list().filter((s) => s.user === user.name).length;
     const limit = group.policy.maxSessionsPerUser ?? this.o.defaultMaxSessionsPerUser?.() ?? 0;
     if (limit > 0 && live >= limit) {
@@ -272,11 +285,12 @@ export class LoginFlow {
     return context;
   }
 
-  private fail(reason: string, request: LoginRequest, context: LoginContext, counts = true): void {
+  /** `logged` false: the caller says it once per interval instead (a refusal a crowd can trigger). */
+  private fail(reason: string, request: LoginRequest, context: LoginContext, counts = true, logged = true): void {
     this.o.stats.failure(reason);
     if (counts) this.o.guard?.failure(request.client.ip, context.lastUserName ?? context.user?.name);
     this.o.events?.emit({ type: "auth.failure", user: context.lastUserName ?? null, reason, peer: request.client.peer });
-    this.o.log(`login failed reason=${reason} user=${context.lastUserName ?? "-"} peer=${request.client.peer}`);
+    if (logged) this.o.log(`login failed reason=${reason} user=${context.lastUserName ?? "-"} peer=${request.client.peer}`);
   }
 
   private contextFor(request: LoginRequest): LoginContext {

@@ -9,13 +9,14 @@ import { openSqliteStore } from "../../../src/store/sqlite-store.ts";
 import { fakeHasher } from "../api/fixture.ts";
 
 /** The login flow as the gateway builds it: through the control plane, with its event bus. */
-async function fixture(defaultMaxSessionsPerUser?: number) {
+async function fixture(defaultMaxSessionsPerUser?: number, maxSessions?: number) {
   const store = openSqliteStore(":memory:");
   if (!store.ok) throw store.error;
   let now = 1_000_000;
   const sessions = new SessionRegistry(300_000, () => now);
   const control = new ControlPlane({ store: store.value, hasher: fakeHasher, sessions, now: () => now });
   const events: GwEvent[] = [];
+  const logged: string[] = [];
   control.events.subscribe((e) => events.push(e));
   const reserved = new Set<number>();
   const step = new PasswordStep(control.users);
@@ -28,11 +29,12 @@ async function fixture(defaultMaxSessionsPerUser?: number) {
     reserveAddress: (a) => (reserved.has(a) ? false : (reserved.add(a), true)),
     steps: { password: step },
     ...(defaultMaxSessionsPerUser !== undefined && { defaultMaxSessionsPerUser: () => defaultMaxSessionsPerUser }),
+    ...(maxSessions !== undefined && { maxSessions: () => maxSessions }),
     now: () => now,
-    log: () => {},
+    log: (m) => logged.push(m),
   });
   const login = (username: string, password: string) => flow.handle({ kind: "answer", answers: new Map([["username", username], ["password", password]]), client: { peer: "203.0.113.2:1", ip: "192.0.2.9", capabilities: [] } });
-  return { control, sessions, events, login, advance: (ms: number) => (now += ms) };
+  return { control, sessions, events, logged, login, advance: (ms: number) => (now += ms) };
 }
 
 const kind = (o: LoginOutcome) => o.kind;
@@ -75,6 +77,24 @@ describe("login with group policy and user overrides", () => {
     open.control.groups.add("staff", {});
     await open.control.users.add({ name: "eve", password: "pw", groups: ["staff"] });
     for (let i = 0; i < 4; i++) expect(kind(await open.login("eve", "pw"))).toBe("success");
+  });
+
+  test("at the gateway's session cap a login is refused with a message, counted, and logged once per interval", async () => {
+    const f = await fixture(0, 3);
+    f.control.groups.add("staff", {});
+    for (const name of ["u1", "u2", "u3", "u4"]) await f.control.users.add({ name, password: "pw", groups: ["staff"] });
+    for (const name of ["u1", "u2", "u3"]) expect(kind(await f.login(name, "pw"))).toBe("success");
+    for (let i = 0; i < 50; i++) {
+      const refused = await f.login("u4", "pw");
+      expect(refused.kind === "refused" && refused.message).toBe("The gateway is at its limit of 3 sessions: try again later.");
+    }
+    expect(f.control.authStats.failures.get("gateway_full")).toBe(50);
+    expect(f.logged.filter((l) => l.includes("gateway holds"))).toEqual(["login refused: the gateway holds 3 sessions, its cap (maxSessions 3)"]);
+    f.advance(10_000);
+    await f.login("u4", "pw");
+    expect(f.logged.filter((l) => l.includes("gateway holds")).at(-1)).toBe("login refused: the gateway holds 3 sessions, its cap (maxSessions 3) (and 49 more since the last such line)");
+    f.sessions.end(f.sessions.list()[0]!, "admin");
+    expect(kind(await f.login("u4", "pw"))).toBe("success");
   });
 
   test("a user's extra routes join the group's; the static address is the session's, and only once", async () => {
