@@ -6,6 +6,7 @@ import { auditCommand } from "./audit-command.ts";
 import { banCommand } from "./ban-commands.ts";
 import { configCommand } from "./config-commands.ts";
 import { connectionsCommand } from "./connection-commands.ts";
+import { doctorCommand } from "./doctor-command.ts";
 import { eventsCommand } from "./events-command.ts";
 import { groupCommand } from "./group-commands.ts";
 import { pkiCommand } from "./pki-commands.ts";
@@ -28,6 +29,7 @@ export const gwCommand = defineCommand({
     audit: auditCommand,
     bans: banCommand,
     pki: pkiCommand,
+    doctor: doctorCommand,
   },
 });
 

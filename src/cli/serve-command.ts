@@ -116,7 +116,7 @@ function parseServeConfig(args: Record<string, unknown>): { config: GatewayConfi
 }
 
 /** The stored settings document, if the data directory has a store already (nothing is created here). */
-function readStoredDocument(dataDir: string): Record<string, unknown> {
+export function readStoredDocument(dataDir: string): Record<string, unknown> {
   if (!existsSync(join(dataDir, "gw.db"))) return {};
   const store = openSqliteStore(join(dataDir, "gw.db"));
   if (!store.ok) throw store.error;

@@ -26,3 +26,15 @@ export function descriptorBudget(limit: number): DescriptorBudget {
   const unauthenticated = Math.max(8, Math.min(MAX_UNAUTHENTICATED, Math.floor(limit / 8)));
   return { limit, reserve, unauthenticated, sessions: Math.max(1, limit - reserve - unauthenticated) };
 }
+
+/** The smallest open-file limit whose budget admits this many sessions (the inverse of descriptorBudget). */
+export function limitForSessions(sessions: number): number {
+  let low = 1;
+  let high = sessions + PROCESS_RESERVE + MANAGEMENT_RESERVE + MAX_UNAUTHENTICATED;
+  while (low < high) {
+    const mid = Math.floor((low + high) / 2);
+    if (descriptorBudget(mid).sessions >= sessions) high = mid;
+    else low = mid + 1;
+  }
+  return low;
+}
