@@ -72,20 +72,20 @@ describe("escapeLogValue", () => {
 describe("logLine", () => {
   test("escapes each interpolated value and keeps the template's own text", () => {
     const name = "eve\n2000-01-01T00:00:00.000Z login ok user=forged";
-    const line = logLine`login failed reason=${"bad_password"} user=${name} peer=${"203.0.113.9:4000"} attempts=${3}`;
+    const line: string = logLine`login failed reason=${"bad_password"} user=${name} peer=${"203.0.113.9:4000"} attempts=${3}`;
     expect(line).toBe('login failed reason=bad_password user="eve\\x0a2000-01-01T00:00:00.000Z login ok user=forged" peer=203.0.113.9:4000 attempts=3');
     expect(line).not.toContain("\n");
   });
 
   test("plain values give the familiar line", () => {
-    expect(logLine`login ok user=${"alice"} group=${"staff"}`).toBe("login ok user=alice group=staff");
+    expect<string>(logLine`login ok user=${"alice"} group=${"staff"}`).toBe("login ok user=alice group=staff");
   });
 
   test("a template without values is its text", () => {
-    expect(logLine`nothing to escape`).toBe("nothing to escape");
+    expect<string>(logLine`nothing to escape`).toBe("nothing to escape");
   });
 
   test("a value cannot add a field: it stays one quoted value", () => {
-    expect(logLine`user=${"a ok=yes"} x=${1}`).toBe('user="a ok=yes" x=1');
+    expect<string>(logLine`user=${"a ok=yes"} x=${1}`).toBe('user="a ok=yes" x=1');
   });
 });
