@@ -38,6 +38,7 @@ import { prepareDataDir } from "./data-dir.ts";
 import { startManagement, type RunningManagement } from "./management.ts";
 import { obtainServerCertificate } from "./server-certificate.ts";
 import { settingsOf } from "../config/gateway-config.ts";
+import { logLine, type Log } from "../log/log-line.ts";
 
 export interface GatewayDeps {
   openTun: OpenTun;
@@ -47,7 +48,7 @@ export interface GatewayDeps {
   serveHttps: ServeHttps;
   /** Settings given as `gw serve` flags: they override the stored document for this run. */
   flagged?: readonly string[];
-  log(message: string): void;
+  log: Log;
   now?(): number;
 }
 
@@ -96,6 +97,7 @@ export async function startGateway(config: GatewayConfig, deps: GatewayDeps): Pr
     address: formatIpv4(pool.gatewayAddress),
     prefixLength: poolCidr.value.prefixLength,
     mtu: config.mtu,
+    log: deps.log,
   });
   if (!tun.ok) return fail(tun);
   const device: TunDevice = tun.value;
@@ -116,7 +118,7 @@ export async function startGateway(config: GatewayConfig, deps: GatewayDeps): Pr
   sessions.onEnd((session, reason) => {
     endTunnel(plane, session);
     if (session.address !== undefined) pool.release(session.address);
-    deps.log(`session ended session=${session.id} user=${session.user} reason=${reason}`);
+    deps.log(logLine`session ended session=${session.id} user=${session.user} reason=${reason}`);
   });
   const channels = new Set<CstpChannel>();
   const plane: DataPlane = {
@@ -146,7 +148,12 @@ export async function startGateway(config: GatewayConfig, deps: GatewayDeps): Pr
     banSeconds: config.loginBanSeconds,
     now,
     onBan: (ban) => {
-      deps.log(`login banned ${ban.user ? `user=${ban.user} ` : ""}ip=${ban.ip} failures=${ban.failures} until=${new Date(ban.until).toISOString()}`);
+      const until = new Date(ban.until).toISOString();
+      deps.log(
+        ban.user
+          ? logLine`login banned user=${ban.user} ip=${ban.ip} failures=${ban.failures} until=${until}`
+          : logLine`login banned ip=${ban.ip} failures=${ban.failures} until=${until}`,
+      );
       control.events.emit({ type: "auth.ban", ip: ban.ip, user: ban.user ?? null, failures: ban.failures, until: ban.until });
     },
   });
@@ -242,8 +249,15 @@ export async function startGateway(config: GatewayConfig, deps: GatewayDeps): Pr
   }, 1000);
 
   const adminToken = ensureAdminToken(store, now());
+  const gatewayAddress = formatIpv4(pool.gatewayAddress);
+  const { prefixLength } = poolCidr.value;
+  const poolText = formatCidr(poolCidr.value);
+  const { source, pin } = cert.value;
+  // Two whole templates: a nested template would be one (quoted) value in logLine.
   deps.log(
-    `gw ${VERSION} ready: TLS on ${config.listen}:${config.port}, ${dtls ? `DTLS on UDP ${dtls.port}` : "no DTLS"}, tun ${device.name} ${formatIpv4(pool.gatewayAddress)}/${poolCidr.value.prefixLength}, pool ${formatCidr(poolCidr.value)}, certificate ${cert.value.source} ${cert.value.pin}, management API ${management.url}`,
+    dtls
+      ? logLine`gw ${VERSION} ready: TLS on ${config.listen}:${config.port}, DTLS on UDP ${dtls.port}, tun ${device.name} ${gatewayAddress}/${prefixLength}, pool ${poolText}, certificate ${source} ${pin}, management API ${management.url}`
+      : logLine`gw ${VERSION} ready: TLS on ${config.listen}:${config.port}, no DTLS, tun ${device.name} ${gatewayAddress}/${prefixLength}, pool ${poolText}, certificate ${source} ${pin}, management API ${management.url}`,
   );
 
   return ok({
