@@ -17,13 +17,14 @@ import { openApiDocument } from "./openapi.ts";
 import { statusRoutes } from "./status.ts";
 import { tokenRoutes } from "./tokens.ts";
 import { userRoutes } from "./users.ts";
+import { logLine, type Log } from "../log/log-line.ts";
 
 export const MAX_BODY_BYTES = 64 * 1024;
 
 export interface ApiOptions {
   /** Who a bearer secret stands for; default: the control plane's API tokens. */
   authenticate?(secret: string): Principal | undefined;
-  log?(message: string): void;
+  log?: Log;
 }
 
 /** The management API: /api/v1/* and /metrics, every route behind a bearer token. */
@@ -34,7 +35,7 @@ export function createApiApp(control: ControlPlane, o: ApiOptions = {}): Hono<Ap
 
   app.onError((e, c) => {
     if (e instanceof HTTPException && e.status === 400) return problem(c, "invalid_json", `the body is not valid JSON: ${e.message}`);
-    o.log?.(`api: ${c.req.method} ${c.req.path} failed: ${e.stack ?? e}`);
+    o.log?.(logLine`api: ${c.req.method} ${c.req.path} failed: ${e}`);
     return problem(c, "internal", "internal error: see the gateway log");
   });
   app.notFound((c) => problem(c, "not_found", `no route ${c.req.method} ${c.req.path}: see /api/v1/openapi.json`));

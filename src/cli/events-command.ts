@@ -3,7 +3,7 @@ import type { GwEvent } from "../control/events.ts";
 import { rejectUnknownOptions } from "./args.ts";
 import { errorFrom } from "./api-client.ts";
 import { connectApi, connectArgs } from "./connect.ts";
-import { printable, time } from "./output.ts";
+import { printable, terminalSafeJson, time } from "./output.ts";
 
 const eventsArgs = { ...connectArgs, json: { type: "boolean", description: "One JSON event per line" } } as const;
 
@@ -29,9 +29,9 @@ export const eventsCommand = defineCommand({
           if (event === "ready") {
             console.error("following events (Ctrl-C stops)");
           } else if (event === "dropped") {
-            console.error(`gw: some events were dropped (this reader fell behind): ${data}`);
+            console.error(`gw: some events were dropped (this reader fell behind): ${terminalSafeJson(data)}`);
           } else if (args.json) {
-            console.log(data);
+            console.log(terminalSafeJson(data));
           } else {
             console.log(describe(JSON.parse(data) as GwEvent));
           }

@@ -9,6 +9,7 @@ import { connectionsCommand } from "./connection-commands.ts";
 import { doctorCommand } from "./doctor-command.ts";
 import { eventsCommand } from "./events-command.ts";
 import { groupCommand } from "./group-commands.ts";
+import { printable } from "./output.ts";
 import { pkiCommand } from "./pki-commands.ts";
 import { serveCommand } from "./serve-command.ts";
 import { statusCommand } from "./status-command.ts";
@@ -54,7 +55,8 @@ export async function main(argv: string[]): Promise<number> {
       return 2;
     }
     if (e instanceof GwError) {
-      console.error(`gw: ${e.code}: ${e.message}`);
+      // The message may quote a value from outside (a name, a server's answer): one line, escaped.
+      console.error(`gw: ${e.code}: ${printable(e.message)}`);
       return 1;
     }
     console.error(`gw: internal error: ${(e as Error).stack ?? e}`);

@@ -1,7 +1,11 @@
-/** Control characters (from attacker-controlled fields such as a client's hostname) shown escaped. */
-export function printable(text: string): string {
-  return text.replace(/[\u0000-\u001f\u007f-\u009f]/g, (c) => `\\x${c.charCodeAt(0).toString(16).padStart(2, "0")}`);
-}
+import { escapeControlAndBackslash } from "../log/control-characters.ts";
+
+/**
+ * Text from outside (a typed user name, a client's hostname or user agent) as the terminal may
+ * show it: control characters as `\xNN` (`\u{2028}`, `\u{2029}`), the backslash as `\\`, the same
+ * escaping as the gateway's log.
+ */
+export const printable = escapeControlAndBackslash;
 
 /** Human tables by default, JSON for scripts. */
 export function printTable(rows: Record<string, string>[], columns: string[]): void {
@@ -26,7 +30,20 @@ export function printRecord(record: Record<string, unknown>): void {
 }
 
 export function printJson(value: unknown): void {
-  console.log(JSON.stringify(value, null, 2));
+  console.log(terminalSafeJson(JSON.stringify(value, null, 2)));
+}
+
+// JSON.stringify escapes C0 in strings but writes DEL, C1 (0x9b is a one-byte CSI) and
+// U+2028/U+2029 raw. Tab, LF and CR are left alone: they are JSON's own whitespace.
+const RAW_IN_JSON = /[\u0000-\u0008\u000b\u000c\u000e-\u001f\u007f-\u009f\u2028\u2029]/g;
+
+/**
+ * JSON text with its control characters as `\uNNNN` escapes: the same JSON value, safe on a
+ * terminal. Outside JSON's whitespace such characters can only stand inside strings (or make the
+ * text invalid anyway, as a raw ESC would, and the escape is what the sender should have written).
+ */
+export function terminalSafeJson(json: string): string {
+  return json.replace(RAW_IN_JSON, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, "0")}`);
 }
 
 export const time = (ms: number | null | undefined): string => (ms ? new Date(ms).toISOString() : "-");

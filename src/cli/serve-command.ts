@@ -6,6 +6,8 @@ import { openSqliteStore } from "../store/sqlite-store.ts";
 import { gatewayConfigSchema, type GatewayConfig } from "../config/gateway-config.ts";
 import { validationError } from "../control/zod-errors.ts";
 import { GwError } from "../errors.ts";
+import { logLine } from "../log/log-line.ts";
+import { createLogSink } from "../log/log-sink.ts";
 import { serveHttps } from "../runtime/bun/https-server.ts";
 import { bunPasswordHasher } from "../runtime/bun/password-hasher.ts";
 import { openTun } from "../runtime/bun/tun-device.ts";
@@ -47,7 +49,7 @@ export const serveCommand = defineCommand({
   async run({ args, rawArgs }) {
     rejectUnknownOptions(rawArgs, serveArgs);
     const { config, flagged } = parseServeConfig(args);
-    const log = (message: string) => console.error(`${new Date().toISOString()} ${message}`);
+    const log = createLogSink((line) => console.error(line), Date.now);
     // Listen for the stop signals before anything is announced: a SIGTERM right after the ready
     // line must stop the gateway cleanly, not kill it before a handler exists.
     const signalled = new Promise<string>((resolve) => {
@@ -63,7 +65,7 @@ export const serveCommand = defineCommand({
     console.log(`management API: ${gateway.api.url} (gw --url ${gateway.api.url} --pin ${gateway.pin})`);
     console.log(`server certificate pin: ${gateway.pin}`);
     const signal = await signalled;
-    log(`${signal}: stopping, ending all sessions`);
+    log(logLine`${signal}: stopping, ending all sessions`);
     await gateway.stop();
   },
 });

@@ -1,3 +1,5 @@
+import { logLine, type Log, type LogLine } from "../log/log-line.ts";
+
 /**
  * Says a recurring thing at most once per interval, with how often it happened in between:
  * a refusal repeated by thousands of clients must not flood the log.
@@ -9,16 +11,16 @@ export class RateLimitedLog {
   constructor(
     private readonly intervalMs: number,
     private readonly now: () => number,
-    private readonly log: (message: string) => void,
+    private readonly log: Log,
   ) {}
 
-  say(message: string): void {
+  say(message: LogLine): void {
     const t = this.now();
     if (t - this.last < this.intervalMs) {
       this.suppressed++;
       return;
     }
-    this.log(this.suppressed > 0 ? `${message} (and ${this.suppressed} more since the last such line)` : message);
+    this.log(this.suppressed > 0 ? ((message + logLine` (and ${this.suppressed} more since the last such line)`) as LogLine) : message);
     this.last = t;
     this.suppressed = 0;
   }

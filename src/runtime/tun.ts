@@ -1,4 +1,5 @@
 import type { Result } from "../errors.ts";
+import type { Log } from "../log/log-line.ts";
 
 /** What the gateway needs to create its TUN device (one shared device for all sessions). */
 export interface TunOptions {
@@ -9,6 +10,8 @@ export interface TunOptions {
   /** Prefix length of the pool, e.g. 24: the kernel then routes the whole pool to the device. */
   prefixLength: number;
   mtu: number;
+  /** Where the device reports trouble after it is open (the packet reader stopping); default stderr. */
+  log?: Log;
 }
 
 /**

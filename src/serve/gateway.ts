@@ -40,6 +40,7 @@ import { prepareDataDir } from "./data-dir.ts";
 import { startManagement, type RunningManagement } from "./management.ts";
 import { obtainServerCertificate } from "./server-certificate.ts";
 import { settingsOf } from "../config/gateway-config.ts";
+import { logLine, type Log } from "../log/log-line.ts";
 
 export interface GatewayDeps {
   openTun: OpenTun;
@@ -51,7 +52,7 @@ export interface GatewayDeps {
   serveHttps: ServeHttps;
   /** Settings given as `gw serve` flags: they override the stored document for this run. */
   flagged?: readonly string[];
-  log(message: string): void;
+  log: Log;
   now?(): number;
 }
 
@@ -95,10 +96,11 @@ export async function startGateway(config: GatewayConfig, deps: GatewayDeps): Pr
   const files = deps.raiseOpenFileLimit();
   const budget = descriptorBudget(files.ok ? files.value.soft : 1024);
   const sessionCap = () => Math.min(config.maxSessions ?? budget.sessions, budget.sessions);
-  deps.log(
-    `open files: limit ${files.ok ? `${files.value.soft} (hard ${files.value.hard})` : `unknown (${files.error.message}), assumed 1024`}; sessions up to ${sessionCap()}` +
-      (config.maxSessions !== undefined && config.maxSessions > budget.sessions ? ` (maxSessions ${config.maxSessions} needs a higher open-file limit: see gw doctor)` : ""),
-  );
+  if (!files.ok) deps.log(logLine`open files: ${files.error.message}: assuming a limit of 1024`);
+  deps.log(logLine`open files: limit ${budget.limit}; sessions up to ${sessionCap()}`);
+  if (config.maxSessions !== undefined && config.maxSessions > budget.sessions) {
+    deps.log(logLine`maxSessions ${config.maxSessions} needs a higher open-file limit than ${budget.limit}: see gw doctor`);
+  }
 
   const poolCidr = parseCidr(config.pool);
   if (!poolCidr.ok) return fail(poolCidr);
@@ -109,6 +111,7 @@ export async function startGateway(config: GatewayConfig, deps: GatewayDeps): Pr
     address: formatIpv4(pool.gatewayAddress),
     prefixLength: poolCidr.value.prefixLength,
     mtu: config.mtu,
+    log: deps.log,
   });
   if (!tun.ok) return fail(tun);
   const device: TunDevice = tun.value;
@@ -129,7 +132,7 @@ export async function startGateway(config: GatewayConfig, deps: GatewayDeps): Pr
   sessions.onEnd((session, reason) => {
     endTunnel(plane, session);
     if (session.address !== undefined) pool.release(session.address);
-    deps.log(`session ended session=${session.id} user=${session.user} reason=${reason}`);
+    deps.log(logLine`session ended session=${session.id} user=${session.user} reason=${reason}`);
   });
   const channels = new Set<CstpChannel>();
   const plane: DataPlane = {
@@ -159,7 +162,12 @@ export async function startGateway(config: GatewayConfig, deps: GatewayDeps): Pr
     banSeconds: config.loginBanSeconds,
     now,
     onBan: (ban) => {
-      deps.log(`login banned ${ban.user ? `user=${ban.user} ` : ""}ip=${ban.ip} failures=${ban.failures} until=${new Date(ban.until).toISOString()}`);
+      const until = new Date(ban.until).toISOString();
+      deps.log(
+        ban.user
+          ? logLine`login banned user=${ban.user} ip=${ban.ip} failures=${ban.failures} until=${until}`
+          : logLine`login banned ip=${ban.ip} failures=${ban.failures} until=${until}`,
+      );
       control.events.emit({ type: "auth.ban", ip: ban.ip, user: ban.user ?? null, failures: ban.failures, until: ban.until });
     },
   });
@@ -257,8 +265,15 @@ export async function startGateway(config: GatewayConfig, deps: GatewayDeps): Pr
   }, 1000);
 
   const adminToken = ensureAdminToken(store, now());
+  const gatewayAddress = formatIpv4(pool.gatewayAddress);
+  const { prefixLength } = poolCidr.value;
+  const poolText = formatCidr(poolCidr.value);
+  const { source, pin } = cert.value;
+  // Two whole templates: a nested template would be one (quoted) value in logLine.
   deps.log(
-    `gw ${VERSION} ready: TLS on ${config.listen}:${config.port}, ${dtls ? `DTLS on UDP ${dtls.port}` : "no DTLS"}, tun ${device.name} ${formatIpv4(pool.gatewayAddress)}/${poolCidr.value.prefixLength}, pool ${formatCidr(poolCidr.value)}, certificate ${cert.value.source} ${cert.value.pin}, management API ${management.url}`,
+    dtls
+      ? logLine`gw ${VERSION} ready: TLS on ${config.listen}:${config.port}, DTLS on UDP ${dtls.port}, tun ${device.name} ${gatewayAddress}/${prefixLength}, pool ${poolText}, certificate ${source} ${pin}, management API ${management.url}`
+      : logLine`gw ${VERSION} ready: TLS on ${config.listen}:${config.port}, no DTLS, tun ${device.name} ${gatewayAddress}/${prefixLength}, pool ${poolText}, certificate ${source} ${pin}, management API ${management.url}`,
   );
 
   return ok({

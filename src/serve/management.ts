@@ -5,6 +5,7 @@ import { LOCAL_CLI_ACTOR } from "../control/audit.ts";
 import { err, ok, type Result } from "../errors.ts";
 import type { ServeHttps } from "../runtime/https-server.ts";
 import { localUrl, removeApiDiscovery, writeApiDiscovery } from "./api-discovery.ts";
+import { logLine, type Log } from "../log/log-line.ts";
 
 export interface ManagementOptions {
   control: ControlPlane;
@@ -14,7 +15,7 @@ export interface ManagementOptions {
   keyPem: string;
   pin: string;
   serveHttps: ServeHttps;
-  log(message: string): void;
+  log: Log;
 }
 
 export interface RunningManagement {
@@ -39,7 +40,7 @@ export function startManagement(o: ManagementOptions): Result<RunningManagement>
   try {
     writeApiDiscovery(o.dataDir, { url, pin: o.pin, token, pid: process.pid });
   } catch (e) {
-    o.log(`cannot write the local CLI's discovery file in ${o.dataDir}: ${(e as Error).message}; the CLI on this host will work on the store directly`);
+    o.log(logLine`cannot write the local CLI's discovery file in ${o.dataDir}: ${(e as Error).message}; the CLI on this host will work on the store directly`);
   }
   let stopped = false;
   return ok({

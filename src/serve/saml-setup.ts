@@ -8,6 +8,7 @@ import { SamlStep } from "../control/auth/saml/saml-step.ts";
 import { err, ok, type Result } from "../errors.ts";
 import type { UserRecord } from "../store/records.ts";
 import type { SamlFront } from "../tunnel/saml-endpoints.ts";
+import type { Log } from "../log/log-line.ts";
 
 export interface SamlSetup {
   step: SamlStep;
@@ -23,7 +24,7 @@ export function loadSamlIdpCertificate(config: GatewayConfig): Result<string | u
 export function setupSaml(
   config: GatewayConfig,
   idpCertPem: string | undefined,
-  deps: { findUser(name: string): UserRecord | undefined; groupExists(name: string): boolean; now(): number; log(message: string): void },
+  deps: { findUser(name: string): UserRecord | undefined; groupExists(name: string): boolean; now(): number; log: Log },
 ): SamlSetup | undefined {
   const { samlIdpUrl, samlBaseUrl } = config;
   if (!samlIdpUrl || !idpCertPem || !samlBaseUrl) return undefined;

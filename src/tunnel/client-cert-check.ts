@@ -2,6 +2,7 @@ import type { TLSSocket } from "node:tls";
 import { err, type Result } from "../errors.ts";
 import type { ClientCertTrust } from "../pki/client-cert-trust.ts";
 import { chainFromPeerCertificate, verifyClientCertificate, type ClientCertificateInfo } from "../pki/verify-client-cert.ts";
+import { logLine, type Log } from "../log/log-line.ts";
 
 export type ClientCertificateCheck = (socket: TLSSocket) => Result<ClientCertificateInfo> | undefined;
 
@@ -11,7 +12,7 @@ export type ClientCertificateCheck = (socket: TLSSocket) => Result<ClientCertifi
  * Undefined when the client sent none. Never throws: a certificate that trips the parser is
  * refused like any other bad certificate.
  */
-export function createClientCertificateCheck(trust: ClientCertTrust, now: () => number, log: (message: string) => void): ClientCertificateCheck {
+export function createClientCertificateCheck(trust: ClientCertTrust, now: () => number, log: Log): ClientCertificateCheck {
   const checked = new WeakMap<TLSSocket, Result<ClientCertificateInfo> | undefined>();
   return (socket) => {
     if (checked.has(socket)) return checked.get(socket);
@@ -20,10 +21,10 @@ export function createClientCertificateCheck(trust: ClientCertTrust, now: () => 
       const chain = chainFromPeerCertificate(socket.getPeerCertificate(true));
       result = chain.length === 0 ? undefined : verifyClientCertificate(chain, trust, new Date(now()));
     } catch (e) {
-      log(`client certificate check failed peer=${socket.remoteAddress}:${socket.remotePort}: ${(e as Error).message}`);
+      log(logLine`client certificate check failed peer=${socket.remoteAddress}:${socket.remotePort}: ${(e as Error).message}`);
       result = err("cert_malformed", "The client certificate could not be checked; re-issue it (`gw pki client issue`).");
     }
-    if (result && !result.ok) log(`client certificate refused peer=${socket.remoteAddress}:${socket.remotePort} code=${result.error.code}`);
+    if (result && !result.ok) log(logLine`client certificate refused peer=${socket.remoteAddress}:${socket.remotePort} code=${result.error.code}`);
     checked.set(socket, result);
     return result;
   };

@@ -9,6 +9,7 @@ import type { HttpRequest } from "./http-head.ts";
 import type { ResponseSpec } from "./http-response.ts";
 import { cstpHeaders, negotiateTunnel, type TunnelDefaults, type TunnelParams } from "./tunnel-params.ts";
 import type { DataPlane } from "./tunnel-connection.ts";
+import { logLine } from "../log/log-line.ts";
 
 /** Both tunnel paths: the real clients' and the spec's (ARCHITECTURE.md, "Two dialects"). */
 export const TUNNEL_PATHS = new Set(["/CSCOSSLC/tunnel", "/VENDORSSLC/tunnel"]);
@@ -55,7 +56,7 @@ export function decideConnect(
   // One tunnel MTU for both channels: the client's TUN device has only one (§7.7).
   if (dtls?.mtu !== undefined) params.mtu = dtls.mtu;
   const headers = [...cstpHeaders(params), ...(dtls?.headers ?? [])];
-  plane.log(`tunnel up session=${session.id} user=${session.user} address=${formatIpv4(session.address)} mtu=${params.mtu} dtls=${dtls?.mode.kind ?? "no"}`);
+  plane.log(logLine`tunnel up session=${session.id} user=${session.user} address=${formatIpv4(session.address)} mtu=${params.mtu} dtls=${dtls?.mode.kind ?? "no"}`);
   return { kind: "accept", session, params, headers, dialect: dialectFromAgent(request.headers.get("user-agent")), dtls };
 }
 

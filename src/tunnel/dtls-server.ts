@@ -11,6 +11,7 @@ import {
   type DtlsServerHandshakeOptions,
 } from "./dtls/index.ts";
 import type { SessionTunnel } from "./session-tunnel.ts";
+import { logLine, type Log } from "../log/log-line.ts";
 
 /** What the UDP side needs to know about a session that was offered DTLS at CONNECT time. */
 export interface DtlsBinding {
@@ -38,7 +39,7 @@ export interface DtlsServerOptions {
   handshakeOptions?: DtlsServerHandshakeOptions;
   drops: DropCounters;
   now(): number;
-  log(message: string): void;
+  log: Log;
 }
 
 /** A handshake that has not completed by then is forgotten (openconnect gives up after 12 s, §7.7). */
@@ -107,7 +108,7 @@ export class DtlsServer {
       }
       const silence = now - channel.lastRx;
       if (silence > 3 * dpd) {
-        this.o.log(`dtls down session=${peer.binding.session.id} reason=no record for ${Math.round(silence / 1000)} s`);
+        this.o.log(logLine`dtls down session=${peer.binding.session.id} reason=no record for ${Math.round(silence / 1000)} s`);
         this.forget(peer);
       } else if (silence > 2 * dpd && now - peer.dpdSentAt > dpd) {
         peer.dpdSentAt = now;
@@ -151,7 +152,7 @@ export class DtlsServer {
     }
     const handshake = DtlsServerHandshake.create(binding.mode, this.o.handshakeOptions);
     if (!handshake.ok) {
-      this.o.log(`dtls handshake cannot start session=${binding.session.id}: ${handshake.error.message}`);
+      this.o.log(logLine`dtls handshake cannot start session=${binding.session.id}: ${handshake.error.message}`);
       return undefined;
     }
     this.limitPending(binding);
@@ -180,12 +181,12 @@ export class DtlsServer {
       peer.channel = channel;
       this.indexByIp(peer);
       binding.tunnel.attachDtls(channel);
-      this.o.log(`dtls up session=${binding.session.id} user=${binding.session.user} peer=${peer.key} cipher=${channel.cipher}`);
+      this.o.log(logLine`dtls up session=${binding.session.id} user=${binding.session.user} peer=${peer.key} cipher=${channel.cipher}`);
       for (const plain of step.data ?? []) channel.acceptPlaintext(plain);
     }
     if (step.fatal) {
       this.o.drops.count("dtls_handshake_failed");
-      this.o.log(`dtls handshake failed session=${peer.binding.session.id} peer=${peer.key}: ${step.error?.message ?? "unknown"}`);
+      this.o.log(logLine`dtls handshake failed session=${peer.binding.session.id} peer=${peer.key}: ${step.error?.message ?? "unknown"}`);
       this.forget(peer);
     } else if (step.error && peer.channel) {
       this.o.drops.count("dtls_bad_record");
@@ -216,7 +217,7 @@ export class DtlsServer {
       peer.key = key;
       peer.channel!.port = Number(key.slice(key.lastIndexOf(":") + 1));
       this.peers.set(key, peer);
-      this.o.log(`dtls rebound session=${peer.binding.session.id} peer=${key}`);
+      this.o.log(logLine`dtls rebound session=${peer.binding.session.id} peer=${key}`);
       return;
     }
     this.o.drops.count("dtls_rebind_refused");

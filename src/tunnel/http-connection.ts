@@ -13,6 +13,7 @@ import { createRequestReader, type ReaderEvent } from "./http-request-reader.ts"
 import { formatConnectResponse, formatResponse, type ResponseSpec } from "./http-response.ts";
 import { startTunnel, type DataPlane } from "./tunnel-connection.ts";
 import type { TunnelDefaults } from "./tunnel-params.ts";
+import { logLine } from "../log/log-line.ts";
 
 export interface TunnelFront {
   plane: DataPlane;
@@ -65,7 +66,7 @@ export function serveConnection(socket: TLSSocket, front: TunnelFront): void {
       if (request.method === "CONNECT") return connect(request);
       respond(await route(request), close);
     } catch (e) {
-      front.plane.log(`request failed peer=${peer} ${request.method} ${request.target}: ${(e as Error).stack ?? e}`);
+      front.plane.log(logLine`request failed peer=${peer} ${request.method} ${request.target}: ${e}`);
       respond({ status: 500, reason: "Internal Server Error", headers: [["Connection", "close"]], body: "internal error: see the gateway log\n" }, true);
     }
   }

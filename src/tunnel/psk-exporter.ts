@@ -1,4 +1,5 @@
 import type { TLSSocket } from "node:tls";
+import { logLine, type Log } from "../log/log-line.ts";
 
 /** RFC 5705 / RFC 8446 §7.5 exporter label openconnect and ocserv use, no context (PROTOCOL.md §7.4). */
 const LABEL = "EXPORTER-openconnect-psk";
@@ -7,7 +8,7 @@ const LABEL = "EXPORTER-openconnect-psk";
  * Derives the PSK-NEGOTIATE key from a TLS connection. A runtime whose TLS cannot export keying
  * material gets no PSK (the CONNECT then offers legacy DTLS), and the log says so once.
  */
-export function createPskExporter(log: (message: string) => void): (socket: TLSSocket) => Uint8Array | undefined {
+export function createPskExporter(log: Log): (socket: TLSSocket) => Uint8Array | undefined {
   let warned = false;
   return (socket) => {
     try {
@@ -19,7 +20,7 @@ export function createPskExporter(log: (message: string) => void): (socket: TLSS
     } catch (e) {
       if (!warned) {
         warned = true;
-        log(`TLS keying-material export unavailable (${(e as Error).message}): PSK-NEGOTIATE DTLS is not offered, legacy DTLS is`);
+        log(logLine`TLS keying-material export unavailable (${(e as Error).message}): PSK-NEGOTIATE DTLS is not offered, legacy DTLS is`);
       }
       return undefined;
     }

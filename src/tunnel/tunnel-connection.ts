@@ -9,6 +9,7 @@ import type { DtlsOffer } from "./dtls-offer.ts";
 import type { DtlsServer } from "./dtls-server.ts";
 import { SessionTunnel } from "./session-tunnel.ts";
 import type { TunnelParams } from "./tunnel-params.ts";
+import { logLine, type Log } from "../log/log-line.ts";
 
 /** The data plane's shared parts, handed over by the composition root. */
 export interface DataPlane {
@@ -24,7 +25,7 @@ export interface DataPlane {
   /** Absent when DTLS is off (--no-dtls). */
   dtls?: DtlsServer;
   now(): number;
-  log(message: string): void;
+  log: Log;
 }
 
 /** What the CONNECT handler knows about the connection, for operators (ConnectionInfo). */
@@ -81,7 +82,7 @@ export function startTunnel(
   const ended = (end: ChannelEnd) => {
     plane.channels.delete(channel);
     if (tunnel.cstp === channel) tunnel.cstp = undefined;
-    plane.log(`tunnel down session=${session.id} user=${session.user} reason=${describe(end)}`);
+    plane.log(logLine`tunnel down session=${session.id} user=${session.user} reason=${describe(end)}`);
     // A logout or a client that stopped answering DPD ends the session; a lost connection
     // keeps it (and its address) for the cookie timeout so the client can reconnect (§8.2).
     if (end.kind === "logout") plane.sessions.end(session, "logout");
@@ -112,7 +113,11 @@ function tunnelOf(plane: DataPlane, session: Session): SessionTunnel {
   let tunnel = plane.tunnels.get(session);
   if (!tunnel) {
     tunnel = new SessionTunnel((channel, cipher) =>
-      plane.log(`channel session=${session.id} user=${session.user} downstream=${channel}${cipher ? ` cipher=${cipher}` : ""}`),
+      plane.log(
+        cipher
+          ? logLine`channel session=${session.id} user=${session.user} downstream=${channel} cipher=${cipher}`
+          : logLine`channel session=${session.id} user=${session.user} downstream=${channel}`,
+      ),
     );
     plane.tunnels.set(session, tunnel);
   }

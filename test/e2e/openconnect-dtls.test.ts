@@ -71,7 +71,8 @@ describe.skipIf(!e2eAvailable())("openconnect over DTLS against gw", () => {
       // output is a pipe, so its lines may still be on their way: wait for them, do not peek.
       await oc.waitFor(`Established DTLS connection (using GnuTLS). Ciphersuite ${cipher}.`, 10_000);
       await oc.waitFor("with SSL connected and DTLS connected", 10_000);
-      const up = new RegExp(`dtls up session=(\\S+) user=dave .*cipher=DTLS\\S+ ${gwCipher}\n`);
+      // The cipher ("DTLS1.2 NAME") holds a space, so the log quotes it.
+      const up = new RegExp(`dtls up session=(\\S+) user=dave .*cipher="DTLS\\S+ ${gwCipher}"\n`);
       await gw.process.waitFor(up);
       const sessionId = [...gw.process.stderr().matchAll(new RegExp(up, "g"))].at(-1)![1];
       expect(run(topology.client, ["ping", "-c", "3", "-W", "2", topology.lanHost])).toContain("3 received");

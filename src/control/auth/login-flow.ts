@@ -11,6 +11,7 @@ import type { AuthStats } from "./auth-stats.ts";
 import type { AuthStep, LoginClient, LoginContext, StepResult } from "./auth-step.ts";
 import type { LoginGuard } from "./login-guard.ts";
 import type { LoginForm } from "./login-form.ts";
+import { logLine, type Log } from "../../log/log-line.ts";
 
 export interface LoginRequest {
   /** The context a previous answer handed out (opaque auth-handle or context cookie), if any. */
@@ -38,7 +39,7 @@ export interface LoginFlowOptions {
   /** Brute-force protection: failed logins per source IP and per user name. */
   guard?: LoginGuard;
   now(): number;
-  log(message: string): void;
+  log: Log;
   /** Where auth outcomes are announced (the control plane's event bus). */
   events?: EventBus;
   /** Leases exactly this client address (a user's static address); false when taken or outside the pool. */
@@ -192,7 +193,7 @@ export class LoginFlow {
     const cap = this.o.maxSessions?.() ?? 0;
     if (cap > 0 && this.o.sessions.size >= cap) {
       this.fail("gateway_full", request, context, false, false);
-      this.full.say(`login refused: the gateway holds ${this.o.sessions.size} sessions, its cap (maxSessions ${cap})`);
+      this.full.say(logLine`login refused: the gateway holds ${this.o.sessions.size} sessions, its cap (maxSessions ${cap})`);
       this.contexts.delete(context.id);
       return { kind: "refused", message: `The gateway is at its limit of ${cap} sessions: try again later.` };
     }
@@ -227,7 +228,7 @@ export class LoginFlow {
     this.o.guard?.success(request.client.ip, user.name);
     this.o.stats.successes++;
     this.o.events?.emit({ type: "auth.success", user: user.name, group: group.name, session: session.id, peer: request.client.peer });
-    this.o.log(`login ok user=${user.name} group=${group.name || "-"} session=${session.id} peer=${request.client.peer}`);
+    this.o.log(logLine`login ok user=${user.name} group=${group.name || "-"} session=${session.id} peer=${request.client.peer}`);
     return { kind: "success", session, token };
   }
 
@@ -244,7 +245,7 @@ export class LoginFlow {
     }
     const policy = this.o.groups.policyOf(name);
     if (!policy.ok) {
-      this.o.log(`group ${name} cannot be used: ${policy.error.message}`);
+      this.o.log(logLine`group ${name} cannot be used: ${policy.error.message}`);
       return { error: `Group ${name} is misconfigured: contact your administrator.`, reason: "group_invalid" };
     }
     return { name, policy: policy.value };
@@ -290,7 +291,7 @@ export class LoginFlow {
     this.o.stats.failure(reason);
     if (counts) this.o.guard?.failure(request.client.ip, context.lastUserName ?? context.user?.name);
     this.o.events?.emit({ type: "auth.failure", user: context.lastUserName ?? null, reason, peer: request.client.peer });
-    if (logged) this.o.log(`login failed reason=${reason} user=${context.lastUserName ?? "-"} peer=${request.client.peer}`);
+    if (logged) this.o.log(logLine`login failed reason=${reason} user=${context.lastUserName ?? "-"} peer=${request.client.peer}`);
   }
 
   private contextFor(request: LoginRequest): LoginContext {

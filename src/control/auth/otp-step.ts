@@ -2,6 +2,7 @@ import type { OtpService } from "../otp.ts";
 import type { AuthStep, LoginContext, StepResult } from "./auth-step.ts";
 import type { FormField } from "./login-form.ts";
 import { verifyTotp } from "./totp.ts";
+import { logLine, type Log } from "../../log/log-line.ts";
 
 /** Codes one step either side of now are accepted (clock drift, typing time). */
 export const OTP_WINDOW = 1;
@@ -17,7 +18,7 @@ export class OtpStep implements AuthStep {
   constructor(
     private readonly otp: OtpService,
     private readonly now: () => number,
-    private readonly log: (message: string) => void = () => {},
+    private readonly log: Log = () => {},
   ) {}
 
   message(): string {
@@ -35,7 +36,7 @@ export class OtpStep implements AuthStep {
     if (!user) return { kind: "refused", error: "Log in with your user name and password first.", reason: "otp_without_user" };
     const stored = this.otp.secretOf(user.name);
     if (!stored.ok) {
-      this.log(`one-time code of ${user.name} cannot be checked: ${stored.error.message}`);
+      this.log(logLine`one-time code of ${user.name} cannot be checked: ${stored.error.message}`);
       return { kind: "refused", error: "One-time codes cannot be checked on this gateway right now: contact your administrator.", reason: "otp_unavailable" };
     }
     if (!stored.value) {

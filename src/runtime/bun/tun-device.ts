@@ -1,4 +1,5 @@
 import { ok } from "../../errors.ts";
+import { logLine } from "../../log/log-line.ts";
 import type { OpenTun, TunDevice } from "../tun.ts";
 import { attachTun, checkTunOptions, configureTun } from "./tun-config.ts";
 import { loadLibc } from "./tun-libc.ts";
@@ -22,9 +23,8 @@ export const openTun: OpenTun = async (options) => {
     libc.close(fd);
     return configured;
   }
-  const reader = await startReader(libc, fd, name, (why) => {
-    console.error(`tun ${name}: packet reader stopped: ${why}`);
-  });
+  const log = options.log ?? ((message) => console.error(message));
+  const reader = await startReader(libc, fd, name, (why) => log(logLine`tun ${name}: packet reader stopped: ${why}`));
   if (!reader.ok) {
     libc.close(fd);
     return reader;

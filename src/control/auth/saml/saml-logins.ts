@@ -2,6 +2,7 @@ import { randomBytes } from "node:crypto";
 import { err, ok, type Result } from "../../../errors.ts";
 import type { SamlAssertion, SamlProvider } from "./saml-provider.ts";
 import { UsedAssertions } from "./used-assertions.ts";
+import { logLine, type Log } from "../../../log/log-line.ts";
 
 export type BrowserMode = "external" | "webview";
 
@@ -23,7 +24,7 @@ export interface SamlAttempt {
 export interface SamlLoginsOptions {
   provider: SamlProvider;
   now(): number;
-  log(message: string): void;
+  log: Log;
   /** How long a browser login may take, from the form to the posted token. Default 5 minutes. */
   ttlMs?: number;
   maxAttempts?: number;
@@ -82,8 +83,8 @@ export class SamlLogins {
     attempt.outcome = await this.check(attempt, samlResponse);
     this.o.log(
       attempt.outcome.ok
-        ? `saml assertion accepted user=${attempt.outcome.value.userName} issuer=${attempt.outcome.value.issuer} id=${attempt.outcome.value.assertionId}`
-        : `saml assertion refused: ${attempt.outcome.error.message}`,
+        ? logLine`saml assertion accepted user=${attempt.outcome.value.userName} issuer=${attempt.outcome.value.issuer} id=${attempt.outcome.value.assertionId}`
+        : logLine`saml assertion refused: ${attempt.outcome.error.message}`,
     );
     return ok(attempt);
   }
