@@ -8,6 +8,7 @@ import { configCommand } from "./config-commands.ts";
 import { connectionsCommand } from "./connection-commands.ts";
 import { eventsCommand } from "./events-command.ts";
 import { groupCommand } from "./group-commands.ts";
+import { initCommand } from "./init-command.ts";
 import { pkiCommand } from "./pki-commands.ts";
 import { serveCommand } from "./serve-command.ts";
 import { statusCommand } from "./status-command.ts";
@@ -17,6 +18,7 @@ import { userCommand } from "./user-commands.ts";
 export const gwCommand = defineCommand({
   meta: { name: "gw", version: VERSION, description: "gw: a remote-access VPN gateway for AnyConnect-protocol clients" },
   subCommands: {
+    init: initCommand,
     serve: serveCommand,
     status: statusCommand,
     connections: connectionsCommand,
