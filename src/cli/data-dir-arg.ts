@@ -9,8 +9,9 @@ export const dataDirArg = {
   },
 } as const;
 
+/** --data-dir, else GW_DATA_DIR (an empty one counts as unset), else ./gw-data; absolute. */
 export function dataDirFrom(args: { "data-dir"?: string }): string {
-  return resolve(args["data-dir"] ?? process.env.GW_DATA_DIR ?? "./gw-data");
+  return resolve(args["data-dir"] ?? (process.env.GW_DATA_DIR || "./gw-data"));
 }
 
 /**

@@ -25,9 +25,12 @@ export function gwCli(variant: GwVariant, args: string[], input?: string): { cod
   }
 }
 
-/** Provisions a data directory with gw commands ([args, stdin?] each); throws with gw's message on the first failure. */
+/**
+ * Provisions a data directory with gw commands ([args, stdin?] each), after `gw init` (the CLI
+ * never creates a data directory); throws with gw's message on the first failure.
+ */
 export function provision(variant: GwVariant, dataDir: string, commands: [string[], string?][]): void {
-  for (const [args, input] of commands) {
+  for (const [args, input] of [[["init"]] as [string[]], ...commands]) {
     const r = gwCli(variant, [...args, "--data-dir", dataDir], input);
     if (r.code !== 0) throw new Error(`gw ${args.join(" ")} failed: ${r.stderr}`);
   }
