@@ -40,6 +40,12 @@ describe("API /api/v1/config", () => {
     const cross = await f.request("PUT", "/api/v1/config", { ...doc, certFile: "/c.pem", apiListen: "0.0.0.0:443" });
     expect(cross.status).toBe(400);
     expect(paths(cross.body).sort()).toEqual(["apiListen", "certFile"]);
+    // apiOnTunnel is a boolean setting: a string is refused, false is a restart-required change.
+    const tunnel = await f.request("PUT", "/api/v1/config", { ...doc, apiOnTunnel: "no" });
+    expect(tunnel.status).toBe(400);
+    expect(paths(tunnel.body)).toEqual(["apiOnTunnel"]);
+    const off = await f.request("POST", "/api/v1/config/check", { ...doc, apiOnTunnel: false });
+    expect(off.body).toEqual({ valid: true, problems: [], restartRequired: ["apiOnTunnel"], overriddenByFlags: [] });
   });
 
   test("check is a dry run: verdict, problems and restart needs, nothing stored (read tokens may check)", async () => {
