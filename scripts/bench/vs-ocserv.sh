@@ -17,7 +17,7 @@ gw="$repo/dist/gw"
 "$bench/anchor-ocserv.sh" "$out/ocserv.json"
 # Single quotes: the harness expands $WORK, $VPN_USER, ... itself.
 "$bench/bench-gateway.sh" --name gw \
-    --prepare "'$gw' group add bench --route \"\$LAN_NET\" --data-dir \"\$WORK/gw-data\" && printf '%s\n' \"\$VPN_PASS\" | '$gw' user add \"\$VPN_USER\" --group bench --password-stdin --data-dir \"\$WORK/gw-data\"" \
+    --prepare "'$gw' init --data-dir \"\$WORK/gw-data\" && '$gw' group add bench --route \"\$LAN_NET\" --data-dir \"\$WORK/gw-data\" && printf '%s\n' \"\$VPN_PASS\" | '$gw' user add \"\$VPN_USER\" --group bench --password-stdin --data-dir \"\$WORK/gw-data\"" \
     --cmd "'$gw' serve --data-dir \"\$WORK/gw-data\" --listen \"\$GW_OUT_ADDR\" --port \"\$GW_PORT\" --cert \"\$BENCH_CERT\" --key \"\$BENCH_KEY\" --pool \"\$VPN_POOL_CIDR\" --tun vpnb-gw0 --api-listen 127.0.0.1:8443" \
     --version "'$gw' --version" \
     "$out/gw.json"

@@ -1,8 +1,10 @@
-import { resolve } from "node:path";
 import { GwError } from "../errors.ts";
+import { bunFileLocks } from "../runtime/bun/file-lock.ts";
 import { readApiDiscovery } from "../serve/api-discovery.ts";
+import { runningServer } from "../serve/data-dir-lock.ts";
 import { ApiClient } from "./api-client.ts";
 import { UsageError } from "./args.ts";
+import { existingDataDir } from "./data-dir-arg.ts";
 import { HttpsTransport } from "./https-transport.ts";
 import { LocalTransport } from "./local-transport.ts";
 
@@ -26,9 +28,12 @@ export interface ConnectOptions {
 /**
  * Where a command goes:
  * 1. --url (or GW_URL): that gateway's API, with --token/GW_TOKEN;
- * 2. else, when the data directory holds api.json and that server answers: the running server
- *    (so a change reaches live sessions), as the server's local-cli token;
- * 3. else the data directory's store, in process.
+ * 2. else, when a server runs on the data directory (it holds DATA_DIR/gw.lock): that server's
+ *    API through api.json, as its local-cli token (so a change reaches live sessions). When it
+ *    cannot be reached the command fails: writing the store beside a running server would leave
+ *    its live sessions and settings behind;
+ * 3. else (no server, or it died, even by kill -9) the data directory's store, in process.
+ * The data directory must exist (`gw init` or `gw serve` creates it).
  */
 export async function connectApi(args: ConnectOptions): Promise<{ client: ApiClient; close(): void }> {
   const url = args.url ?? process.env.GW_URL;
@@ -46,20 +51,33 @@ export async function connectApi(args: ConnectOptions): Promise<{ client: ApiCli
     if (parsed.protocol !== "https:") throw new UsageError("--url must be https:// (the management API only speaks TLS)");
     return { client: new ApiClient(new HttpsTransport({ url: parsed, token, pin, insecure }), "remote"), close: () => {} };
   }
-  const dataDir = resolve(args["data-dir"] ?? process.env.GW_DATA_DIR ?? "./gw-data");
-  const found = readApiDiscovery(dataDir);
-  if (found) {
-    const transport = new HttpsTransport({ url: new URL(found.url), token: found.token, pin: found.pin });
-    try {
-      const probe = await transport.request("GET", "/api/v1/status");
-      if (probe.status === 200) return { client: new ApiClient(transport, "server"), close: () => {} };
-    } catch (e) {
-      // A server that died without cleaning up (kill -9) leaves the file: fall back to the store.
-      if (!(e instanceof GwError && e.code === "api_unreachable")) throw e;
-    }
-  }
+  const dataDir = existingDataDir(args);
+  const server = runningServer(dataDir, bunFileLocks);
+  if (!server.ok) throw server.error;
+  if (server.value) return { client: await runningServerClient(dataDir, server.value.pid), close: () => {} };
   const local = new LocalTransport(dataDir);
   return { client: new ApiClient(local, "local"), close: () => local.close() };
+}
+
+/** The API of the server that holds the data directory, or a failure naming it and what is wrong. */
+async function runningServerClient(dataDir: string, pid: number | null): Promise<ApiClient> {
+  const who = `gw serve (pid ${pid ?? "unknown"}) runs on ${dataDir}`;
+  const untouched = "nothing was changed: the CLI does not write the store beside a running server";
+  const found = readApiDiscovery(dataDir);
+  if (!found) {
+    throw new GwError("server_unreachable", `${who} but its api.json is missing or unreadable: restart that server, or use --url and --token; ${untouched}`);
+  }
+  const transport = new HttpsTransport({ url: new URL(found.url), token: found.token, pin: found.pin });
+  let problem: string;
+  try {
+    const probe = await transport.request("GET", "/api/v1/status");
+    if (probe.status === 200) return new ApiClient(transport, "server");
+    problem = `answers HTTP ${probe.status} to its own local-cli token`;
+  } catch (e) {
+    if (!(e instanceof GwError)) throw e;
+    problem = `does not answer (${e.message})`;
+  }
+  throw new GwError("server_unreachable", `${who} but its management API at ${found.url} ${problem}: run the command where ${found.url} is reachable (e.g. inside the server's network namespace), or use --url and --token; ${untouched}`);
 }
 
 export async function withApi<T>(args: ConnectOptions, fn: (client: ApiClient) => Promise<T>): Promise<T> {

@@ -10,6 +10,7 @@ import { doctorCommand } from "./doctor-command.ts";
 import { eventsCommand } from "./events-command.ts";
 import { groupCommand } from "./group-commands.ts";
 import { printable } from "./output.ts";
+import { initCommand } from "./init-command.ts";
 import { pkiCommand } from "./pki-commands.ts";
 import { serveCommand } from "./serve-command.ts";
 import { statusCommand } from "./status-command.ts";
@@ -19,6 +20,7 @@ import { userCommand } from "./user-commands.ts";
 export const gwCommand = defineCommand({
   meta: { name: "gw", version: VERSION, description: "gw: a remote-access VPN gateway for AnyConnect-protocol clients" },
   subCommands: {
+    init: initCommand,
     serve: serveCommand,
     status: statusCommand,
     connections: connectionsCommand,

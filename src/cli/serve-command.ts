@@ -13,7 +13,9 @@ import { bunPasswordHasher } from "../runtime/bun/password-hasher.ts";
 import { openTun } from "../runtime/bun/tun-device.ts";
 import { openUdp } from "../runtime/bun/udp-socket.ts";
 import { raiseOpenFileLimit } from "../runtime/bun/open-file-limit.ts";
+import { bunFileLocks } from "../runtime/bun/file-lock.ts";
 import { startGateway } from "../serve/gateway.ts";
+import { takeDataDir } from "../serve/take-data-dir.ts";
 import { intOption, rejectUnknownOptions } from "./args.ts";
 import { dataDirArg, dataDirFrom } from "./data-dir-arg.ts";
 
@@ -31,7 +33,8 @@ const serveArgs = {
   mtu: { type: "string", description: "Tunnel MTU (default 1400)" },
   dpd: { type: "string", description: "Dead-peer-detection interval in seconds (default 30)" },
   keepalive: { type: "string", description: "Keepalive interval in seconds (default 20)" },
-  "api-listen": { type: "string", description: "Management API HOST:PORT, TLS with the gateway's certificate (default 0.0.0.0:8443)" },
+  "api-listen": { type: "string", description: "Management API HOST:PORT, TLS with the gateway's certificate (default 127.0.0.1:8443)" },
+  "api-on-tunnel": { type: "boolean", default: true, description: "Management API also on the gateway's tunnel address, same port, for admins on the VPN (--no-api-on-tunnel: only --api-listen)" },
   "saml-idp-url": { type: "string", description: "SAML: the identity provider's single sign-on URL (with --saml-idp-cert and --saml-base-url)" },
   "saml-idp-cert": { type: "string", description: "SAML: PEM file with the identity provider's signing certificate" },
   "saml-base-url": { type: "string", description: "SAML: how browsers reach this gateway's tunnel port, e.g. https://vpn.example.com" },
@@ -44,12 +47,16 @@ const serveArgs = {
 } as const;
 
 export const serveCommand = defineCommand({
-  meta: { name: "serve", description: "Run the gateway (TLS/CSTP on TCP 443, DTLS on UDP 443, TUN device, SQLite store, management API on TCP 8443)" },
+  meta: { name: "serve", description: "Run the gateway (TLS/CSTP on TCP 443, DTLS on UDP 443, TUN device, SQLite store, management API on TCP 8443 on loopback and the tunnel address)" },
   args: serveArgs,
   async run({ args, rawArgs }) {
     rejectUnknownOptions(rawArgs, serveArgs);
-    const { config, flagged } = parseServeConfig(args);
+    // Every file this process creates (store, WAL, keys, api.json, lock) is its user's alone.
+    process.umask(0o077);
     const log = createLogSink((line) => console.error(line), Date.now);
+    const taken = await takeDataDir(dataDirFrom(args as { "data-dir"?: string }), { locks: bunFileLocks, uid: process.getuid?.() ?? 0, pid: process.pid, log });
+    if (!taken.ok) throw taken.error;
+    const { config, flagged } = parseServeConfig(args, taken.value.path);
     // Listen for the stop signals before anything is announced: a SIGTERM right after the ready
     // line must stop the gateway cleanly, not kill it before a handler exists.
     const signalled = new Promise<string>((resolve) => {
@@ -57,16 +64,21 @@ export const serveCommand = defineCommand({
       process.once("SIGTERM", () => resolve("SIGTERM"));
     });
     const started = await startGateway(config, { openTun, openUdp, hasher: bunPasswordHasher, raiseOpenFileLimit, serveHttps, log, flagged });
-    if (!started.ok) throw started.error;
+    if (!started.ok) {
+      taken.value.lock.release();
+      throw started.error;
+    }
     const gateway = started.value;
     if (gateway.adminToken) {
       console.log(`admin API token (shown once; store it now): ${gateway.adminToken}`);
     }
     console.log(`management API: ${gateway.api.url} (gw --url ${gateway.api.url} --pin ${gateway.pin})`);
+    console.log(`management API listens on: ${gateway.api.described}`);
     console.log(`server certificate pin: ${gateway.pin}`);
     const signal = await signalled;
     log(logLine`${signal}: stopping, ending all sessions`);
     await gateway.stop();
+    taken.value.lock.release();
   },
 });
 
@@ -74,8 +86,7 @@ export const serveCommand = defineCommand({
  * The settings of this run: the document stored in the data directory (`gw config set`), with
  * the flags given on the command line on top (a flag wins for this run only).
  */
-function parseServeConfig(args: Record<string, unknown>): { config: GatewayConfig; flagged: string[] } {
-  const dataDir = dataDirFrom(args as { "data-dir"?: string });
+function parseServeConfig(args: Record<string, unknown>, dataDir: string): { config: GatewayConfig; flagged: string[] } {
   const flags = {
     listen: args.listen,
     port: intOption(args.port, "port"),
@@ -90,6 +101,7 @@ function parseServeConfig(args: Record<string, unknown>): { config: GatewayConfi
     dpd: intOption(args.dpd, "dpd"),
     keepalive: intOption(args.keepalive, "keepalive"),
     apiListen: args["api-listen"],
+    apiOnTunnel: args["api-on-tunnel"] === false ? false : undefined,
     samlIdpUrl: args["saml-idp-url"],
     samlIdpCertFile: args["saml-idp-cert"],
     samlBaseUrl: args["saml-base-url"],

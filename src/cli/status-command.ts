@@ -18,7 +18,7 @@ export const statusCommand = defineCommand({
       version: s.version,
       server: s.running ? `running since ${time(s.startedAt)} (${s.uptimeSeconds} s)` : "not running (answered from the data directory)",
       tunnel: l ? `TCP ${l.tunnel.host}:${l.tunnel.tcpPort}, ${l.tunnel.udpPort ? `UDP ${l.tunnel.udpPort}` : "no DTLS"}, ${l.tunnel.tlsVersions.join("/")}` : "-",
-      api: l?.api ? `TCP ${l.api.host}:${l.api.port} (TLS)` : "-",
+      api: l?.api ? `TCP ${l.api.addresses.join(", ")} (TLS)` : "-",
       sessions: `${s.sessions.total} (${s.sessions.connected} connected: ${s.sessions.cstp} CSTP, ${s.sessions.dtls} DTLS)`,
       traffic: `in ${s.traffic.bytesIn} B / ${s.traffic.packetsIn} packets, out ${s.traffic.bytesOut} B / ${s.traffic.packetsOut} packets`,
       logins: `${s.auth.successes} ok, ${s.auth.failures} failed${s.auth.failures ? ` (${Object.entries(s.auth.failuresByReason).map(([r, n]) => `${r} ${n}`).join(", ")})` : ""}`,

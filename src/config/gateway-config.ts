@@ -23,6 +23,11 @@ export function parseHostPort(text: string): { host: string; port: number } | un
   return { host: host === "localhost" ? "127.0.0.1" : host, port };
 }
 
+/** HOST:PORT as parseHostPort reads it (IPv6 in brackets). */
+export function formatHostPort(host: string, port: number): string {
+  return host.includes(":") ? `[${host}]:${port}` : `${host}:${port}`;
+}
+
 /**
  * The gateway's settings: the document behind GET/PUT /api/v1/config (stored in the data
  * directory's store) and, with dataDir, what `gw serve` runs with. Defaults are the embedded
@@ -33,7 +38,13 @@ export const gatewaySettingsShape = {
   port: z.number().int().min(1).max(65535).default(443).describe("tunnel TCP port (restart required)"),
   dtls: z.boolean().default(true).describe("DTLS data channel on UDP (restart required)"),
   udpPort: z.number().int().min(1).max(65535).optional().describe("UDP port for DTLS; absent: the TCP port (restart required)"),
-  apiListen: hostPortSchema.default("0.0.0.0:8443").describe("management API HOST:PORT, TLS with the gateway certificate (restart required)"),
+  apiListen: hostPortSchema
+    .default("127.0.0.1:8443")
+    .describe("management API HOST:PORT, TLS with the gateway certificate; 0.0.0.0 opens it to every network (restart required)"),
+  apiOnTunnel: z
+    .boolean()
+    .default(true)
+    .describe("also serve the management API on the gateway's own tunnel address (the pool's first address, apiListen's port), for admins on the VPN (restart required)"),
   certFile: z.string().min(1).optional().describe("certificate PEM file; absent: the generated one (restart required)"),
   keyFile: z.string().min(1).optional().describe("private key PEM file, with certFile (restart required)"),
   clientCaFile: z.string().min(1).optional().describe("PEM bundle of the CA(s) issuing client certificates; absent: no certificate login (restart required)"),

@@ -14,7 +14,8 @@ export interface GatewayRuntime {
 
 const listenersSchema = z.object({
   tunnel: z.object({ host: z.string(), tcpPort: z.number().int(), udpPort: z.number().int().nullable(), tlsVersions: z.array(z.string()) }),
-  api: z.object({ host: z.string(), port: z.number().int(), tlsVersions: z.array(z.string()) }).nullable(),
+  /** host/port: the apiListen setting; addresses: every HOST:PORT the API listens on (the tunnel address too by default). */
+  api: z.object({ host: z.string(), port: z.number().int(), addresses: z.array(z.string()), tlsVersions: z.array(z.string()) }).nullable(),
 });
 export type Listeners = z.infer<typeof listenersSchema>;
 

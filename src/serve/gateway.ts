@@ -1,4 +1,4 @@
-import { join } from "node:path";
+import { join, resolve } from "node:path";
 import type { Server } from "node:tls";
 import type { GatewayConfig } from "../config/gateway-config.ts";
 import { ensureAdminToken } from "../control/api-tokens.ts";
@@ -36,7 +36,6 @@ import { serveConnection } from "../tunnel/http-connection.ts";
 import { listenTls } from "../tunnel/tls-listener.ts";
 import type { DataPlane } from "../tunnel/tunnel-connection.ts";
 import { VERSION } from "../version.ts";
-import { prepareDataDir } from "./data-dir.ts";
 import { startManagement, type RunningManagement } from "./management.ts";
 import { obtainServerCertificate } from "./server-certificate.ts";
 import { settingsOf } from "../config/gateway-config.ts";
@@ -64,7 +63,7 @@ export interface RunningGateway {
   plane: DataPlane;
   control: ControlPlane;
   /** Where the management API listens (TLS with the gateway's certificate). */
-  api: { url: string; host: string; port: number };
+  api: { url: string; host: string; port: number; addresses: string[]; described: string };
   stop(): Promise<void>;
 }
 
@@ -78,14 +77,14 @@ export async function startGateway(config: GatewayConfig, deps: GatewayDeps): Pr
     return r as Result<T>;
   };
 
-  const dataDir = prepareDataDir(config.dataDir);
-  if (!dataDir.ok) return dataDir;
-  const opened = openSqliteStore(join(dataDir.value, "gw.db"));
+  // The caller (gw serve) created, locked and secured the data directory before reading settings from it.
+  const dataDir = resolve(config.dataDir);
+  const opened = openSqliteStore(join(dataDir, "gw.db"));
   if (!opened.ok) return opened;
   const store: Store = opened.value;
   cleanups.push(() => store.close());
 
-  const cert = obtainServerCertificate(dataDir.value, config.certFile, config.keyFile);
+  const cert = obtainServerCertificate(dataDir, config.certFile, config.keyFile);
   if (!cert.ok) return fail(cert);
   const clientTrust = loadClientCertFiles(config.clientCaFile, config.crlFile);
   if (!clientTrust.ok) return fail(clientTrust);
@@ -173,7 +172,7 @@ export async function startGateway(config: GatewayConfig, deps: GatewayDeps): Pr
   });
   const control = new ControlPlane({
     store,
-    otpKey: otpKeySource(dataDir.value),
+    otpKey: otpKeySource(dataDir),
     guard,
     hasher: deps.hasher,
     sessions,
@@ -183,7 +182,7 @@ export async function startGateway(config: GatewayConfig, deps: GatewayDeps): Pr
       startedAt,
       listeners: () => ({
         tunnel: { host: config.listen, tcpPort: config.port, udpPort: dtls ? dtls.port : null, tlsVersions: ["TLSv1.2", "TLSv1.3"] },
-        api: management ? { host: management.host, port: management.port, tlsVersions: ["TLSv1.2", "TLSv1.3"] } : null,
+        api: management ? { host: management.host, port: management.port, addresses: management.addresses, tlsVersions: ["TLSv1.2", "TLSv1.3"] } : null,
       }),
       tun: () => ({ name: device.name, state: stopped ? "down" : "up" }),
       pool: () => ({ cidr: formatCidr(poolCidr.value), capacity: pool.capacity, used: pool.used }),
@@ -249,7 +248,7 @@ export async function startGateway(config: GatewayConfig, deps: GatewayDeps): Pr
   const server: Server = listener.value;
 
   // ── Management API (issue 4): its own TLS port, never the tunnel port ──
-  const api = startManagement({ control, config, dataDir: dataDir.value, certPem: cert.value.certPem, keyPem: cert.value.keyPem, pin: cert.value.pin, serveHttps: deps.serveHttps, log: deps.log });
+  const api = startManagement({ control, config, tunnelAddress: formatIpv4(pool.gatewayAddress), dataDir, certPem: cert.value.certPem, keyPem: cert.value.keyPem, pin: cert.value.pin, serveHttps: deps.serveHttps, log: deps.log });
   if (!api.ok) {
     await new Promise<void>((resolve) => server.close(() => resolve()));
     return fail(api);
@@ -272,8 +271,8 @@ export async function startGateway(config: GatewayConfig, deps: GatewayDeps): Pr
   // Two whole templates: a nested template would be one (quoted) value in logLine.
   deps.log(
     dtls
-      ? logLine`gw ${VERSION} ready: TLS on ${config.listen}:${config.port}, DTLS on UDP ${dtls.port}, tun ${device.name} ${gatewayAddress}/${prefixLength}, pool ${poolText}, certificate ${source} ${pin}, management API ${management.url}`
-      : logLine`gw ${VERSION} ready: TLS on ${config.listen}:${config.port}, no DTLS, tun ${device.name} ${gatewayAddress}/${prefixLength}, pool ${poolText}, certificate ${source} ${pin}, management API ${management.url}`,
+      ? logLine`gw ${VERSION} ready: TLS on ${config.listen}:${config.port}, DTLS on UDP ${dtls.port}, tun ${device.name} ${gatewayAddress}/${prefixLength}, pool ${poolText}, certificate ${source} ${pin}, management API on ${management.described}`
+      : logLine`gw ${VERSION} ready: TLS on ${config.listen}:${config.port}, no DTLS, tun ${device.name} ${gatewayAddress}/${prefixLength}, pool ${poolText}, certificate ${source} ${pin}, management API on ${management.described}`,
   );
 
   return ok({
@@ -282,7 +281,7 @@ export async function startGateway(config: GatewayConfig, deps: GatewayDeps): Pr
     address: { host: config.listen, port: config.port },
     plane,
     control,
-    api: { url: management.url, host: management.host, port: management.port },
+    api: { url: management.url, host: management.host, port: management.port, addresses: management.addresses, described: management.described },
     async stop() {
       if (stopped) return;
       stopped = true;

@@ -22,7 +22,7 @@ export function obtainServerCertificate(dataDir: string, certFile?: string, keyF
   const pair = createSelfSignedCertificate({ commonName: "gw", dnsNames: ["localhost"], ipAddresses: ["127.0.0.1"] });
   try {
     writeFileSync(keyPath, pair.keyPem, { mode: 0o600 });
-    writeFileSync(certPath, pair.certPem, { mode: 0o644 });
+    writeFileSync(certPath, pair.certPem, { mode: 0o600 }); // the whole data directory is private
   } catch (e) {
     return err("cert_write_failed", `cannot write the generated certificate to ${dataDir}: ${(e as Error).message}`);
   }

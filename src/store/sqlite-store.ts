@@ -1,5 +1,4 @@
-import { mkdirSync } from "node:fs";
-import { dirname } from "node:path";
+import { closeSync, openSync } from "node:fs";
 import { DatabaseSync } from "node:sqlite";
 import { err, ok, type Result } from "../errors.ts";
 import { migrations } from "./migrations.ts";
@@ -8,11 +7,15 @@ import type { Store } from "./store.ts";
 
 type Row = Record<string, unknown>;
 
-/** node:sqlite (same API on Bun, Deno and Node), WAL, synchronous=FULL: acknowledged writes survive kill -9. */
+/**
+ * node:sqlite (same API on Bun, Deno and Node), WAL, synchronous=FULL: acknowledged writes survive kill -9.
+ * The directory must exist: the store never creates one. A new database file is created 0600
+ * (SQLite gives its -wal and -shm files the database file's mode).
+ */
 export function openSqliteStore(path: string): Result<Store> {
   let db: DatabaseSync;
   try {
-    if (path !== ":memory:") mkdirSync(dirname(path), { recursive: true });
+    if (path !== ":memory:") closeSync(openSync(path, "a", 0o600));
     db = new DatabaseSync(path);
     db.exec("PRAGMA journal_mode = WAL; PRAGMA synchronous = FULL; PRAGMA foreign_keys = ON; PRAGMA busy_timeout = 5000;");
     migrate(db);

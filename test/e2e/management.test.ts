@@ -64,16 +64,17 @@ for (const variant of variants) {
       if (work) rmSync(work, { recursive: true, force: true });
     });
 
-    test("the server writes a 0600 api.json; the CLI on the same host uses it, elsewhere it falls back to the store", () => {
+    test("the server writes a 0600 api.json; the CLI on the same host uses it; where it cannot reach it, the CLI refuses", () => {
       const file = join(dataDir, "api.json");
       expect(existsSync(file)).toBe(true);
       expect(statSync(file).mode & 0o777).toBe(0o600);
       // Inside the namespace the server answers: the live status.
       expect(JSON.parse(ok(inGw(["status", "--json", "--data-dir", dataDir]))).running).toBe(true);
-      // Outside it (no route to that loopback), the store answers.
-      const local = gwCli(variant, ["status", "--json", "--data-dir", dataDir]);
-      expect(local.code).toBe(0);
-      expect(JSON.parse(local.stdout).running).toBe(false);
+      // Outside it (no route to that loopback) the server runs but cannot be reached: the CLI
+      // says so and never answers from (or writes to) the store beside it.
+      const outside = gwCli(variant, ["status", "--json", "--data-dir", dataDir]);
+      expect(outside.code).toBe(1);
+      expect(outside.stderr).toStartWith(`gw: server_unreachable: gw serve (pid ${gw.process.child.pid}) runs on ${dataDir} but its management API at https://127.0.0.1:8443 does not answer`);
     });
 
     test("remote mode: provisioning with --url/--token/--pin, human tables and --json, exit codes and error lines", () => {

@@ -67,6 +67,7 @@ for (const variant of variants) {
       const revokedSerial = new X509Certificate(readFileSync(bad.revoked.cert)).serialNumber;
       gwOk(["pki", "crl", "--ca", join(pki, "ca"), "--revoke", revokedSerial, "--out", join(pki, "crl.pem")]);
 
+      cli(["init"]); // the CLI never creates a data directory
       cli(["group", "add", "certonly", "--auth", "certificate", "--route", "198.51.100.0/24"]);
       cli(["group", "add", "certpw", "--auth", "certificate+password", "--route", "198.51.100.0/24"]);
       cli(["group", "add", "staff", "--route", "198.51.100.0/24"]);

@@ -111,7 +111,8 @@ for (const variant of variants) {
       expect(code).not.toBe(0);
       expect(oc.stderr() + oc.stdout()).toContain("Login failed: wrong user name or password.");
       expect(scriptEnv(state, "connect")).toBeUndefined();
-      const users = JSON.parse(gwCli(variant, ["user", "list", "--json", "--data-dir", gw.dataDir]).stdout);
+      // Inside the gateway's namespace, where the running server's API answers (the CLI never reads the store beside it).
+      const users = JSON.parse(gwCli(variant, ["user", "list", "--json", "--data-dir", gw.dataDir], undefined, topology.exec(topology.gateway)).stdout);
       expect(users.find((u: { name: string }) => u.name === "alice").failedLogins).toBeGreaterThanOrEqual(1);
     }, 60_000);
 

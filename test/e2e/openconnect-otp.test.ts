@@ -44,6 +44,7 @@ describe.skipIf(!e2eAvailable())("password+otp against gw", () => {
       if (r.code !== 0) throw new Error(`gw ${args.join(" ")} failed: ${r.stderr}`);
       return r.stdout;
     };
+    cli(["init"]); // the CLI never creates a data directory
     cli(["group", "add", "secure", "--route", "198.51.100.0/24", "--auth", "password+otp"]);
     for (const user of ["alice", "bob", "carol", "dave", "erin", "frank", "gina"]) cli(["user", "add", user, "--group", "secure", "--password-stdin"], `${user}-pass\n`);
     // alice the human way (URI, secret and QR on stdout); the others as JSON.

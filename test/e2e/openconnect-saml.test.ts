@@ -37,6 +37,7 @@ for (const variant of ["sources", "binary"] as GwVariant[]) {
         if (r.code !== 0) throw new Error(`gw ${args.join(" ")} failed: ${r.stderr}`);
         return r.stdout;
       };
+      cli(["init"]); // the CLI never creates a data directory
       cli(["group", "add", "sso", "--auth", "saml", "--route", "198.51.100.0/24"]);
       cli(["group", "add", "staff", "--route", "198.51.100.0/24"]);
       cli(["user", "add", "alice", "--group", "sso"]);

@@ -3,7 +3,7 @@
  * human tables and --json, the token secret alone on stdout, exit codes 0/1/2 and the
  * `gw: <code>: <message>` error line, and the audit log of it all. No root needed.
  */
-import { afterAll, describe, expect, test } from "bun:test";
+import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { existsSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -18,6 +18,8 @@ for (const variant of variants) {
     const dir = mkdtempSync(join(tmpdir(), `gw-cli-${variant}-`));
     dirs.push(dir);
     const gw = (args: string[], input?: string) => gwCli(variant, [...args, "--data-dir", dir], input);
+    // Only gw init (or gw serve) creates a data directory: the CLI refuses a missing one.
+    beforeAll(() => expect(gw(["init"])).toMatchObject({ code: 0 }));
 
     test("groups and users: add, list (table and JSON), show, set, disable, enable, passwd, del", () => {
       expect(gw(["group", "add", "staff", "--route", "198.51.100.0/24", "--dns", "198.51.100.53", "--idle-timeout", "600"])).toMatchObject({ code: 0 });
@@ -63,7 +65,7 @@ for (const variant of variants) {
 
     test("config: get, a bad document refused with every path and nothing changed, set, check", () => {
       const before = gw(["config", "get"]).stdout;
-      expect(JSON.parse(before)).toMatchObject({ port: 443, apiListen: "0.0.0.0:8443", pool: "10.10.0.0/24" });
+      expect(JSON.parse(before)).toMatchObject({ port: 443, apiListen: "127.0.0.1:8443", apiOnTunnel: true, pool: "10.10.0.0/24" });
       const badFile = join(dir, "bad.json");
       writeFileSync(badFile, JSON.stringify({ ...JSON.parse(before), port: "443", pool: "10.10.0.1/24", extra: true }));
       const bad = gw(["config", "set", badFile]);

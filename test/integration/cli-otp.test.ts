@@ -3,7 +3,7 @@
  * directory with no server: enrolment output (URI, secret, QR; JSON; PNG/SVG files 0600 that
  * decode back to the URI), the key file, reset, the errors and exit codes, the audit log.
  */
-import { afterAll, describe, expect, test } from "bun:test";
+import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { execFileSync } from "node:child_process";
 import { existsSync, mkdtempSync, readFileSync, rmSync, statSync } from "node:fs";
 import { tmpdir } from "node:os";
@@ -19,6 +19,8 @@ for (const variant of variants) {
     const dir = mkdtempSync(join(tmpdir(), `gw-otp-${variant}-`));
     dirs.push(dir);
     const gw = (args: string[], input?: string) => gwCli(variant, [...args, "--data-dir", dir], input);
+    // Only gw init (or gw serve) creates a data directory: the CLI refuses a missing one.
+    beforeAll(() => expect(gw(["init"])).toMatchObject({ code: 0 }));
 
     test("a group requiring password+otp; enrol prints URI, secret and QR once and writes private images", () => {
       expect(gw(["group", "add", "secure", "--auth", "password+otp"]).code).toBe(0);

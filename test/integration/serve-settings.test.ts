@@ -36,6 +36,7 @@ describe.skipIf(!e2eAvailable())("stored settings and gw serve flags", () => {
     execFileSync("ip", ["netns", "exec", ns, ...gwArgv("sources"), ...args, "--data-dir", join(work, "data")], { input, encoding: "utf8", timeout: 30_000, stdio: ["pipe", "pipe", "pipe"] });
 
   test("the document sets tun, pool and API address; a flag wins for its run; PUT reports what needs a restart", async () => {
+    gw(["init"]);
     const doc = JSON.parse(gw(["config", "get"]));
     gw(["config", "set", "-"], JSON.stringify({ ...doc, listen: "127.0.0.1", tunName: "gwss1", pool: "10.31.0.0/24", apiListen: "127.0.0.1:9555", dtls: false }));
     const server = procs.start(["ip", "netns", "exec", ns, ...gwArgv("sources"), "serve", "--data-dir", join(work, "data"), "--api-listen", "127.0.0.1:9556"]);

@@ -14,10 +14,14 @@ export function gwArgv(variant: GwVariant): string[] {
   return variant === "binary" ? [join(repoRoot, "dist/gw")] : [process.execPath, join(repoRoot, "src/main.ts")];
 }
 
-/** Runs a gw CLI command to completion (provisioning works without the server). */
-export function gwCli(variant: GwVariant, args: string[], input?: string): { code: number; stdout: string; stderr: string } {
+/**
+ * Runs a gw CLI command to completion (provisioning works without the server). `wrapper` runs it
+ * elsewhere, e.g. inside the gateway's namespace, where a running server's API answers.
+ */
+export function gwCli(variant: GwVariant, args: string[], input?: string, wrapper: string[] = []): { code: number; stdout: string; stderr: string } {
+  const argv = [...wrapper, ...gwArgv(variant), ...args];
   try {
-    const stdout = execFileSync(gwArgv(variant)[0]!, [...gwArgv(variant).slice(1), ...args], { input, encoding: "utf8", stdio: ["pipe", "pipe", "pipe"] });
+    const stdout = execFileSync(argv[0]!, argv.slice(1), { input, encoding: "utf8", stdio: ["pipe", "pipe", "pipe"] });
     return { code: 0, stdout, stderr: "" };
   } catch (e) {
     const x = e as { status: number; stdout: string; stderr: string };
@@ -25,9 +29,12 @@ export function gwCli(variant: GwVariant, args: string[], input?: string): { cod
   }
 }
 
-/** Provisions a data directory with gw commands ([args, stdin?] each); throws with gw's message on the first failure. */
+/**
+ * Provisions a data directory with gw commands ([args, stdin?] each), after `gw init` (the CLI
+ * never creates a data directory); throws with gw's message on the first failure.
+ */
 export function provision(variant: GwVariant, dataDir: string, commands: [string[], string?][]): void {
-  for (const [args, input] of commands) {
+  for (const [args, input] of [[["init"]] as [string[]], ...commands]) {
     const r = gwCli(variant, [...args, "--data-dir", dataDir], input);
     if (r.code !== 0) throw new Error(`gw ${args.join(" ")} failed: ${r.stderr}`);
   }

@@ -1,7 +1,7 @@
 import { describe, expect, test } from "bun:test";
 import { apiFixture, paths } from "./fixture.ts";
 
-const doc = { listen: "0.0.0.0", port: 443, dtls: true, apiListen: "0.0.0.0:8443", tunName: "gw0", pool: "10.10.0.0/24", cookieTimeout: 300, mtu: 1400, dpd: 30, keepalive: 20, mobileDpd: 600, maxSessionsPerUser: 2, loginMaxFailuresPerIp: 20, loginMaxFailuresPerUser: 5, loginFailureWindow: 300, loginBanSeconds: 300 };
+const doc = { listen: "0.0.0.0", port: 443, dtls: true, apiListen: "127.0.0.1:8443", apiOnTunnel: true, tunName: "gw0", pool: "10.10.0.0/24", cookieTimeout: 300, mtu: 1400, dpd: 30, keepalive: 20, mobileDpd: 600, maxSessionsPerUser: 2, loginMaxFailuresPerIp: 20, loginMaxFailuresPerUser: 5, loginFailureWindow: 300, loginBanSeconds: 300 };
 
 describe("API /api/v1/config", () => {
   test("GET gives the defaults when nothing is stored", async () => {
@@ -40,6 +40,12 @@ describe("API /api/v1/config", () => {
     const cross = await f.request("PUT", "/api/v1/config", { ...doc, certFile: "/c.pem", apiListen: "0.0.0.0:443" });
     expect(cross.status).toBe(400);
     expect(paths(cross.body).sort()).toEqual(["apiListen", "certFile"]);
+    // apiOnTunnel is a boolean setting: a string is refused, false is a restart-required change.
+    const tunnel = await f.request("PUT", "/api/v1/config", { ...doc, apiOnTunnel: "no" });
+    expect(tunnel.status).toBe(400);
+    expect(paths(tunnel.body)).toEqual(["apiOnTunnel"]);
+    const off = await f.request("POST", "/api/v1/config/check", { ...doc, apiOnTunnel: false });
+    expect(off.body).toEqual({ valid: true, problems: [], restartRequired: ["apiOnTunnel"], overriddenByFlags: [] });
   });
 
   test("check is a dry run: verdict, problems and restart needs, nothing stored (read tokens may check)", async () => {

@@ -31,7 +31,7 @@ export function apiFixture(o: { running?: boolean } = {}): Fixture {
   if (!store.ok) throw store.error;
   const sessions = new SessionRegistry(300_000, Date.now);
   const applied: unknown[] = [];
-  let settings = { listen: "0.0.0.0", port: 443, dtls: true, apiListen: "0.0.0.0:8443", tunName: "gw0", pool: "10.10.0.0/24", cookieTimeout: 300, mtu: 1400, dpd: 30, keepalive: 20, mobileDpd: 600, maxSessionsPerUser: 2, loginMaxFailuresPerIp: 20, loginMaxFailuresPerUser: 5, loginFailureWindow: 300, loginBanSeconds: 300 };
+  let settings = { listen: "0.0.0.0", port: 443, dtls: true, apiListen: "127.0.0.1:8443", apiOnTunnel: true, tunName: "gw0", pool: "10.10.0.0/24", cookieTimeout: 300, mtu: 1400, dpd: 30, keepalive: 20, mobileDpd: 600, maxSessionsPerUser: 2, loginMaxFailuresPerIp: 20, loginMaxFailuresPerUser: 5, loginFailureWindow: 300, loginBanSeconds: 300 };
   const otpKey = generateSecretBoxKey();
   const control = new ControlPlane({
     store: store.value,
@@ -44,7 +44,7 @@ export function apiFixture(o: { running?: boolean } = {}): Fixture {
         ? undefined
         : {
             startedAt: Date.now(),
-            listeners: () => ({ tunnel: { host: "0.0.0.0", tcpPort: 443, udpPort: 443, tlsVersions: ["TLSv1.2", "TLSv1.3"] }, api: { host: "0.0.0.0", port: 8443, tlsVersions: ["TLSv1.2", "TLSv1.3"] } }),
+            listeners: () => ({ tunnel: { host: "0.0.0.0", tcpPort: 443, udpPort: 443, tlsVersions: ["TLSv1.2", "TLSv1.3"] }, api: { host: "127.0.0.1", port: 8443, addresses: ["127.0.0.1:8443", "10.10.0.1:8443"], tlsVersions: ["TLSv1.2", "TLSv1.3"] } }),
             tun: () => ({ name: "gw0", state: "up" }),
             pool: () => ({ cidr: "10.10.0.0/24", capacity: 253, used: sessions.list().length }),
             drops: new DropCounters(),
