@@ -41,6 +41,8 @@ const RSS_HEADROOM_KIB = 150 * 1024;
 const FD_SLACK = 10;
 
 const MIB = 1024;
+/** Diagnosis only: GW_HOSTILE_SKIP=slow,flood leaves those attacks out (the test then fails on purpose). */
+const skipped = new Set((process.env.GW_HOSTILE_SKIP ?? "").split(",").filter(Boolean));
 
 describe.skipIf(!e2eAvailable())("hostile input against gw while a user works", () => {
   let topology: Topology;
@@ -107,9 +109,14 @@ describe.skipIf(!e2eAvailable())("hostile input against gw while a user works", 
     // ── the victim: openconnect over DTLS ──
     const state = join(work, "victim");
     mkdirSync(state, { recursive: true });
-    const oc = startOpenconnect(topology, procs, { user: "victim", password: "victim-pass-1", pin: gw.pin, stateDir: state });
-    await waitForScript(state, "connect");
-    await oc.waitFor("with SSL connected and DTLS connected", 15_000);
+    const oc = startOpenconnect(topology, procs, { user: "victim", password: "victim-pass-1", pin: gw.pin, stateDir: state, flags: ["--authgroup", "staff"] });
+    const ocOutput = () => `\n--- openconnect\n${(oc.stdout() + oc.stderr()).slice(-3000)}\n--- gateway\n${gw.process.stderr().slice(-3000)}`;
+    await waitForScript(state, "connect").catch((e) => {
+      throw new Error(`the victim could not connect: ${e.message}${ocOutput()}`);
+    });
+    await oc.waitFor("with SSL connected and DTLS connected", 15_000).catch((e) => {
+      throw new Error(`the victim's DTLS channel never came up: ${e.message.split("\n")[0]}${ocOutput()}`);
+    });
     const dtlsUp = /dtls up session=(\S+) user=victim peer=(\S+) /;
     await gw.process.waitFor(dtlsUp);
     const [, victimSession, victimPeer] = dtlsUp.exec(gw.process.stderr())!;
@@ -121,17 +128,19 @@ describe.skipIf(!e2eAvailable())("hostile input against gw while a user works", 
     const fdStart = fds(pid);
 
     // ── the attack, with the victim pinging through it ──
+    const pingStart = Date.now();
     const ping = inClient(["ping", "-n", "-i", "0.2", "-c", String(PINGS), "-W", "2", topology.lanHost]);
     const cstp = bunInClient("hostile-cstp.ts", [topology.gatewayOutside, ATTACKER, "mallory", "mallory-pass-2"]);
     await cstp.waitFor("logged in", 15_000); // before the other attacks can get the attacker banned
-    const attackers: [string, Started][] = [
-      ["junk CSTP", cstp],
-      ["http", bunInClient("hostile-http.ts", [topology.gatewayOutside, ATTACKER, VICTIM])],
-      ["slow", bunInClient("hostile-slow.ts", [topology.gatewayOutside, ATTACKER, String(ATTACK_SECONDS)])],
-      ["hijack", bunInClient("hostile-udp.ts", ["hijack", topology.gatewayOutside, VICTIM, String(HIJACK_SECONDS)])],
-      ["flood", bunInClient("hostile-udp.ts", ["flood", topology.gatewayOutside, ATTACKER, String(FLOOD_DATAGRAMS)])],
-      ["api", bunInClient("hostile-api.ts", ["attack", API, ATTACKER, token])],
+    const launch: [string, () => Started][] = [
+      ["http", () => bunInClient("hostile-http.ts", [topology.gatewayOutside, ATTACKER, VICTIM])],
+      ["slow", () => bunInClient("hostile-slow.ts", [topology.gatewayOutside, ATTACKER, String(ATTACK_SECONDS)])],
+      ["hijack", () => bunInClient("hostile-udp.ts", ["hijack", topology.gatewayOutside, VICTIM, String(HIJACK_SECONDS)])],
+      ["flood", () => bunInClient("hostile-udp.ts", ["flood", topology.gatewayOutside, ATTACKER, String(FLOOD_DATAGRAMS)])],
+      ["api", () => bunInClient("hostile-api.ts", ["attack", API, ATTACKER, token])],
     ];
+    const attackSeq = Math.round((Date.now() - pingStart) / 200) + 1;
+    const attackers: [string, Started][] = [["junk CSTP", cstp], ...launch.filter(([name]) => !skipped.has(name)).map(([name, start]) => [name, start()] as [string, Started])];
     let rssPeak = rssStart;
     let fdPeak = fdStart;
     const sampler = setInterval(() => {
@@ -169,25 +178,28 @@ describe.skipIf(!e2eAvailable())("hostile input against gw while a user works", 
     const transmitted = Number(summary?.[1] ?? 0);
     const received = Number(summary?.[2] ?? 0);
     const loss = transmitted ? 1 - received / transmitted : 1;
+    const answered = new Set([...ping.stdout().matchAll(/icmp_seq=(\d+)/g)].map((m) => Number(m[1])));
+    const lost = Array.from({ length: transmitted }, (_, i) => i + 1).filter((seq) => !answered.has(seq));
     const log = gw.process.stderr();
     const rebounds = log.split("\n").filter((l) => l.includes(`dtls rebound session=${victimSession} `)).length;
     const dtlsDown = log.split("\n").filter((l) => l.includes(`dtls down session=${victimSession} `) || l.includes(`channel session=${victimSession} user=victim downstream=cstp`)).length;
 
     // ── what was thrown and what was seen ──
     const rows: [string, string][] = [];
-    for (const name of ["http", "api"]) {
+    if (skipped.size > 0) rows.push([`SKIPPED (GW_HOSTILE_SKIP): ${[...skipped].join(", ")}`, "this run does not count"]);
+    for (const name of ["http", "api"].filter((n) => results[n])) {
       for (const [kind, n] of Object.entries(results[name].thrown as Record<string, number>)) rows.push([`${kind}: ${n}`, JSON.stringify(results[name].outcomes[kind])]);
     }
     const slow = results.slow;
-    rows.push([`truncated TLS handshakes: ${slow.truncatedHandshakes}`, "(closed by the attacker)"]);
-    rows.push([`slow TLS handshakes held ${ATTACK_SECONDS} s: ${slow.slowHandshakes.opened}`, `closed by gw before the attacker let go: ${slow.slowHandshakes.closedByGateway}`]);
-    rows.push([`slowloris header, 1 byte/s: ${slow.slowloris.bytesSent} bytes`, `closed by gw: ${slow.slowloris.closedByGateway}`]);
-    rows.push([`pipelined GET /nope, never read: ${(slow.pipeline.bytesQueued / 1048576).toFixed(1)} MiB`, `flushed ${(slow.pipeline.bytesFlushed / 1048576).toFixed(1)} MiB, closed by gw: ${slow.pipeline.closedByGateway}`]);
+    if (slow) rows.push([`truncated TLS handshakes: ${slow.truncatedHandshakes}`, "(closed by the attacker)"]);
+    if (slow) rows.push([`slow TLS handshakes held ${ATTACK_SECONDS} s: ${slow.slowHandshakes.opened}`, `closed by gw before the attacker let go: ${slow.slowHandshakes.closedByGateway}`]);
+    if (slow) rows.push([`slowloris header, 1 byte/s: ${slow.slowloris.bytesSent} bytes`, `closed by gw: ${slow.slowloris.closedByGateway}`]);
+    if (slow) rows.push([`pipelined GET /nope, never read: ${(slow.pipeline.bytesQueued / 1048576).toFixed(1)} MiB`, `flushed ${(slow.pipeline.bytesFlushed / 1048576).toFixed(1)} MiB, closed by gw: ${slow.pipeline.closedByGateway}`]);
     const junk = Object.entries(results["junk CSTP"].results as Record<string, { connect: string; closedByGateway: boolean }>);
     rows.push([`junk CSTP patterns (user mallory): ${junk.length}`, `CONNECT ${JSON.stringify(junkTally(junk.map(([, r]) => r.connect)))}, tunnel closed by gw: ${junk.filter(([, r]) => r.closedByGateway).length}`]);
-    rows.push([`forged DTLS records from ${VICTIM} on ${results.hijack.ports} new ports: ${results.hijack.sent}`, `datagrams the forger received (stolen): ${results.hijack.received}; 'dtls rebound' lines for the victim: ${rebounds}`]);
-    rows.push([`random UDP datagrams to 443: ${results.flood.sent}`, ""]);
-    rows.push([`victim pings (DTLS, peer ${victimPeer})`, `${received}/${transmitted} answered, loss ${(loss * 100).toFixed(1)} %; DTLS down/CSTP fallback lines: ${dtlsDown}`]);
+    if (results.hijack) rows.push([`forged DTLS records from ${VICTIM} on ${results.hijack.ports} new ports: ${results.hijack.sent}`, `datagrams the forger received (stolen): ${results.hijack.received}; 'dtls rebound' lines for the victim: ${rebounds}`]);
+    if (results.flood) rows.push([`random UDP datagrams to 443: ${results.flood.sent}`, ""]);
+    rows.push([`victim pings (DTLS, peer ${victimPeer})`, `${received}/${transmitted} answered, loss ${(loss * 100).toFixed(1)} % (lost icmp_seq ${lost.join(",") || "none"}, attacks from icmp_seq ${attackSeq}, 5 a second); DTLS down/CSTP fallback lines: ${dtlsDown}`]);
     rows.push(["gateway RSS", `start ${(rssStart / MIB).toFixed(1)} MiB, peak ${(Math.max(rssPeak, rssHigh) / MIB).toFixed(1)} MiB, end ${(rssEnd / MIB).toFixed(1)} MiB`]);
     rows.push(["gateway descriptors", `start ${fdStart}, peak ${fdPeak}, end ${fdEnd}`]);
     rows.push(["gateway", `${alive ? "alive" : "DEAD"}; API status after: ${after?.status.code ?? "none"}`]);
@@ -199,9 +211,10 @@ describe.skipIf(!e2eAvailable())("hostile input against gw while a user works", 
     if (!alive) failures.push(`the gateway died during the attack (exit ${gw.process.child.exitCode ?? gw.process.child.signalCode}); its last log lines:\n${log.slice(-2000)}`);
     if (!summary) failures.push(`ping printed no summary:\n${ping.stdout().slice(-1000)}${ping.stderr().slice(-1000)}`);
     else if (loss >= MAX_LOSS) failures.push(`the victim lost ${(loss * 100).toFixed(1)} % of its pings (${received}/${transmitted} answered; at most ${MAX_LOSS * 100} % allowed)`);
-    if (rebounds > 0 || results.hijack.received > 0) {
+    const stolen = results.hijack?.received ?? 0;
+    if (rebounds > 0 || stolen > 0) {
       failures.push(
-        `DTLS session hijack: forged records (epoch 1, old sequence numbers, random bodies) from ${VICTIM} on new ports moved the victim's DTLS channel ${rebounds} times ('dtls rebound session=${victimSession}' in the gateway log), and the forger received ${results.hijack.received} datagrams meant for the victim; a record must authenticate before it may move a channel`,
+        `DTLS session hijack: forged records (epoch 1, old sequence numbers, random bodies) from ${VICTIM} on new ports moved the victim's DTLS channel ${rebounds} times ('dtls rebound session=${victimSession}' in the gateway log), and the forger received ${stolen} datagrams meant for the victim; a record must authenticate before it may move a channel`,
       );
     }
     const rssPeakAll = Math.max(rssPeak, rssHigh);
@@ -211,6 +224,7 @@ describe.skipIf(!e2eAvailable())("hostile input against gw while a user works", 
     if (after && JSON.stringify(stored(after)) !== JSON.stringify(stored(before))) {
       failures.push(`what is stored changed during the attack:\n before ${JSON.stringify(stored(before))}\n after  ${JSON.stringify(stored(after))}`);
     }
+    if (skipped.size > 0) failures.push(`attacks were skipped (GW_HOSTILE_SKIP=${[...skipped].join(",")}): a diagnosis run, not a pass`);
     expect(failures.join("\n\n")).toBe("");
   }, 150_000);
 });
