@@ -95,11 +95,6 @@ export async function startGateway(config: GatewayConfig, deps: GatewayDeps): Pr
   const files = deps.raiseOpenFileLimit();
   const budget = descriptorBudget(files.ok ? files.value.soft : 1024);
   const sessionCap = () => Math.min(config.maxSessions ?? budget.sessions, budget.sessions);
-  if (!files.ok) deps.log(logLine`open files: ${files.error.message}: assuming a limit of 1024`);
-  deps.log(logLine`open files: limit ${budget.limit}; sessions up to ${sessionCap()}`);
-  if (config.maxSessions !== undefined && config.maxSessions > budget.sessions) {
-    deps.log(logLine`maxSessions ${config.maxSessions} needs a higher open-file limit than ${budget.limit}: see gw doctor`);
-  }
 
   const poolCidr = parseCidr(config.pool);
   if (!poolCidr.ok) return fail(poolCidr);
@@ -263,6 +258,11 @@ export async function startGateway(config: GatewayConfig, deps: GatewayDeps): Pr
     dtls?.tick(t);
   }, 1000);
 
+  // Said once the start can no longer fail: a failed start prints one line, its error.
+  if (!files.ok) deps.log(logLine`open files: ${files.error.message}: assuming a limit of 1024`);
+  if (config.maxSessions !== undefined && config.maxSessions > budget.sessions) {
+    deps.log(logLine`maxSessions ${config.maxSessions} needs a higher open-file limit than ${budget.limit}: see gw doctor`);
+  }
   const adminToken = ensureAdminToken(store, now());
   const gatewayAddress = formatIpv4(pool.gatewayAddress);
   const { prefixLength } = poolCidr.value;
@@ -271,8 +271,8 @@ export async function startGateway(config: GatewayConfig, deps: GatewayDeps): Pr
   // Two whole templates: a nested template would be one (quoted) value in logLine.
   deps.log(
     dtls
-      ? logLine`gw ${VERSION} ready: TLS on ${config.listen}:${config.port}, DTLS on UDP ${dtls.port}, tun ${device.name} ${gatewayAddress}/${prefixLength}, pool ${poolText}, certificate ${source} ${pin}, management API on ${management.described}`
-      : logLine`gw ${VERSION} ready: TLS on ${config.listen}:${config.port}, no DTLS, tun ${device.name} ${gatewayAddress}/${prefixLength}, pool ${poolText}, certificate ${source} ${pin}, management API on ${management.described}`,
+      ? logLine`gw ${VERSION} ready: TLS on ${config.listen}:${config.port}, DTLS on UDP ${dtls.port}, tun ${device.name} ${gatewayAddress}/${prefixLength}, pool ${poolText}, certificate ${source} ${pin}, management API on ${management.described}, sessions up to ${sessionCap()} (open-file limit ${budget.limit})`
+      : logLine`gw ${VERSION} ready: TLS on ${config.listen}:${config.port}, no DTLS, tun ${device.name} ${gatewayAddress}/${prefixLength}, pool ${poolText}, certificate ${source} ${pin}, management API on ${management.described}, sessions up to ${sessionCap()} (open-file limit ${budget.limit})`,
   );
 
   return ok({

@@ -14,6 +14,7 @@ import { gwCli } from "../e2e/harness/gateway.ts";
 const dir = mkdtempSync(join(tmpdir(), "gw-cli-hostile-"));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
 const gw = (args: string[], input?: string) => gwCli("sources", [...args, "--data-dir", dir], input);
+gw(["init"]);
 
 const HOSTILE = "eve\x1b[2J\x1b]0;pwned\x07\n2000-01-01 forged\x9b31m\u2028\\x1b";
 const RAW_CONTROL = /[\u0000-\u0009\u000b-\u001f\u007f-\u009f\u2028\u2029]/; // any but the newline that ends a line
