@@ -110,7 +110,13 @@ export function serveConnection(socket: TLSSocket, front: TunnelFront, slot: Adm
       if (pending.length === 0 && !overflowed && reader.buffered > 0 && reader.state !== "tunnel") take(NOTHING);
       const event = pending.shift();
       if (!event) break;
-      await handle(event);
+      try {
+        await handle(event);
+      } catch (e) {
+        // handle() answers its own failures; reaching here is a bug, and the answering phase has no deadline.
+        front.plane.log(`answering failed peer=${peer}: ${(e as Error).stack ?? e}`);
+        socket.destroy();
+      }
       answered++;
     }
     answering = false;
@@ -128,7 +134,9 @@ export function serveConnection(socket: TLSSocket, front: TunnelFront, slot: Adm
     if (next === phase) return; // a deadline runs from the start of its phase, not the last byte
     phase = next;
     clearTimeout(deadline);
-    deadline = next === "answering" ? undefined : setTimeout(() => expire(next), phaseMs(next));
+    if (next === "answering") return;
+    deadline = setTimeout(() => expire(next), phaseMs(next));
+    deadline.unref?.(); // like every guard timer here: a deadline must not keep a stopping gateway alive
   }
 
   function currentPhase(): Phase {
@@ -241,7 +249,7 @@ export function serveConnection(socket: TLSSocket, front: TunnelFront, slot: Adm
       clearTimeout(deadline);
       socket.end();
       // end() waits for the answer to be read; a client that never reads must not keep the socket.
-      setTimeout(() => socket.destroy(), limits.closeGraceMs);
+      setTimeout(() => socket.destroy(), limits.closeGraceMs).unref?.();
     }
   }
 }

@@ -92,6 +92,7 @@ function guardHandshakes(server: Server, guard: HandshakeGuard): Map<string, Han
       guard.counters.timeout("handshake");
       raw.destroy();
     }, guard.handshakeMs);
+    timer.unref?.(); // must not keep a stopping gateway alive
     handshakes.set(key, { slot: admitted.slot, timer });
     raw.once("close", () => {
       admitted.slot.release();
