@@ -7,7 +7,7 @@ export const metricsDocs: RouteDoc[] = [
   {
     method: "get",
     path: "/metrics",
-    summary: "Prometheus text format: sessions, bytes, packets, auth outcomes by reason, DTLS vs CSTP share, drops by reason (also served at /metrics)",
+    summary: "Prometheus text format: sessions, bytes, packets, auth outcomes by reason, DTLS vs CSTP share, drops by reason, tunnel-port connections refused and timed out by reason (also served at /metrics)",
     scope: "read",
     responses: [{ status: 200, description: "text/plain; version=0.0.4", contentType: "text/plain" }],
   },
@@ -47,6 +47,11 @@ export function renderMetrics(s: Status): string {
   metric("gw_auth_success_total", "counter", "Successful logins.", [[{}, s.auth.successes]]);
   metric("gw_auth_failure_total", "counter", "Failed logins by reason.", Object.entries(s.auth.failuresByReason).map(([reason, n]) => [{ reason }, n]));
   metric("gw_drops_total", "counter", "Packets dropped by the data path, by reason.", Object.entries(s.drops).map(([reason, n]) => [{ reason }, n]));
+  if (s.front) {
+    metric("gw_connections_unauthenticated", "gauge", "Tunnel-port connections in the TLS handshake or HTTP login (not yet a tunnel).", [[{}, s.front.unauthenticated]]);
+    metric("gw_connections_refused_total", "counter", "Tunnel-port connections refused at once, by reason.", Object.entries(s.front.refused).map(([reason, n]) => [{ reason }, n]));
+    metric("gw_connections_timed_out_total", "counter", "Tunnel-port connections closed by a time-out before becoming a tunnel, by phase.", Object.entries(s.front.timedOut).map(([reason, n]) => [{ reason }, n]));
+  }
   if (s.pool) {
     metric("gw_pool_addresses", "gauge", "Client address pool.", [
       [{ state: "used" }, s.pool.used],

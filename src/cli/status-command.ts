@@ -24,8 +24,12 @@ export const statusCommand = defineCommand({
       logins: `${s.auth.successes} ok, ${s.auth.failures} failed${s.auth.failures ? ` (${Object.entries(s.auth.failuresByReason).map(([r, n]) => `${r} ${n}`).join(", ")})` : ""}`,
       pool: s.pool ? `${s.pool.cidr}: ${s.pool.used} of ${s.pool.capacity} in use` : "-",
       tun: s.tun ? `${s.tun.name} ${s.tun.state}` : "-",
+      "login front": s.front ? `${s.front.unauthenticated} unauthenticated; refused ${counts(s.front.refused)}; timed out ${counts(s.front.timedOut)}` : "-",
       users: s.users,
       groups: s.groups,
     });
   },
 });
+
+/** "reason n, reason n" or "none". */
+const counts = (byReason: Record<string, number>) => Object.entries(byReason).map(([r, n]) => `${r} ${n}`).join(", ") || "none";

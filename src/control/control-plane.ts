@@ -117,6 +117,7 @@ export class ControlPlane {
       pool: rt?.pool() ?? null,
       tun: rt?.tun() ?? null,
       drops: rt ? Object.fromEntries(rt.drops.byReason) : {},
+      front: rt?.front() ?? null,
       users: this.store.listUsers().length,
       groups: this.store.listGroups().length,
     };

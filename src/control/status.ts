@@ -9,8 +9,20 @@ export interface GatewayRuntime {
   tun(): { name: string; state: "up" | "down" };
   pool(): { cidr: string; capacity: number; used: number };
   drops: DropCounters;
+  /** The tunnel port's login front: connections not yet a tunnel, and what it refused or timed out. */
+  front(): FrontStatus;
   settings: RunningSettings;
 }
+
+const frontSchema = z.object({
+  /** Connections in the TLS handshake or HTTP login (not yet a tunnel). */
+  unauthenticated: z.number().int(),
+  /** Refused at once, by reason (per_address_limit, total_limit, too_many_requests). */
+  refused: z.record(z.string(), z.number().int()),
+  /** Closed by a time-out, by phase (handshake, first_request, head, body, idle, send). */
+  timedOut: z.record(z.string(), z.number().int()),
+});
+export type FrontStatus = z.infer<typeof frontSchema>;
 
 const listenersSchema = z.object({
   tunnel: z.object({ host: z.string(), tcpPort: z.number().int(), udpPort: z.number().int().nullable(), tlsVersions: z.array(z.string()) }),
@@ -35,6 +47,7 @@ export const statusSchema = z.object({
   pool: z.object({ cidr: z.string(), capacity: z.number().int(), used: z.number().int() }).nullable(),
   tun: z.object({ name: z.string(), state: z.enum(["up", "down"]) }).nullable(),
   drops: z.record(z.string(), z.number().int()),
+  front: frontSchema.nullable(),
   users: z.number().int(),
   groups: z.number().int(),
 });

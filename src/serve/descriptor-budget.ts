@@ -1,3 +1,5 @@
+import { FRONT_LIMITS } from "../tunnel/front-limits.ts";
+
 /**
  * How the open-file limit is shared out. Every TLS connection on the tunnel port holds one
  * descriptor, so the limit bounds sessions; the rest is kept for what must never starve: the
@@ -19,7 +21,7 @@ const PROCESS_RESERVE = 64;
 /** Management API connections that still find a descriptor when the tunnel port is full. */
 export const MANAGEMENT_RESERVE = 32;
 /** At most this many connections in handshake or login, however high the limit. */
-const MAX_UNAUTHENTICATED = 1024;
+const MAX_UNAUTHENTICATED = FRONT_LIMITS.maxUnauthenticated;
 
 export function descriptorBudget(limit: number): DescriptorBudget {
   const reserve = PROCESS_RESERVE + MANAGEMENT_RESERVE;

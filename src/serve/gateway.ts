@@ -34,6 +34,9 @@ import type { Store } from "../store/store.ts";
 import type { CstpChannel } from "../tunnel/cstp-channel.ts";
 import { serveConnection } from "../tunnel/http-connection.ts";
 import { listenTls } from "../tunnel/tls-listener.ts";
+import { ConnectionAdmission } from "../tunnel/connection-admission.ts";
+import { FrontCounters } from "../tunnel/front-counters.ts";
+import { FRONT_LIMITS } from "../tunnel/front-limits.ts";
 import type { DataPlane } from "../tunnel/tunnel-connection.ts";
 import { VERSION } from "../version.ts";
 import { startManagement, type RunningManagement } from "./management.ts";
@@ -112,6 +115,9 @@ export async function startGateway(config: GatewayConfig, deps: GatewayDeps): Pr
   cleanups.push(() => device.close());
 
   const drops = new DropCounters();
+  // The tunnel port's login front: unauthenticated connections counted and capped (issue 8).
+  const frontCounters = new FrontCounters();
+  const admission = new ConnectionAdmission({ maxPerAddress: FRONT_LIMITS.maxUnauthenticatedPerAddress, maxTotal: budget.unauthenticated });
   let dtls: DtlsServer | undefined;
   if (config.dtls) {
     const udpPort = config.udpPort ?? config.port;
@@ -182,6 +188,7 @@ export async function startGateway(config: GatewayConfig, deps: GatewayDeps): Pr
       tun: () => ({ name: device.name, state: stopped ? "down" : "up" }),
       pool: () => ({ cidr: formatCidr(poolCidr.value), capacity: pool.capacity, used: pool.used }),
       drops,
+      front: () => ({ unauthenticated: admission.count(), refused: Object.fromEntries(frontCounters.refused), timedOut: Object.fromEntries(frontCounters.timedOut) }),
       settings: {
         current: () => settingsOf(config),
         flagged: deps.flagged ?? [],
@@ -221,12 +228,14 @@ export async function startGateway(config: GatewayConfig, deps: GatewayDeps): Pr
     certPem: cert.value.certPem,
     keyPem: cert.value.keyPem,
     clientCaPems: clientTrust.value?.anchors.map((ca) => ca.toString()),
-    onConnection: (socket) =>
+    guard: { admission, counters: frontCounters, handshakeMs: FRONT_LIMITS.handshakeMs },
+    onConnection: (socket, slot) =>
       serveConnection(socket, {
         plane,
         flow,
         pool,
         exportPsk,
+        counters: frontCounters,
         saml: saml?.front,
         clientCertificate,
         defaults: {
@@ -237,7 +246,7 @@ export async function startGateway(config: GatewayConfig, deps: GatewayDeps): Pr
           poolPrefixLength: poolCidr.value.prefixLength,
           serverName: `gw ${VERSION}`,
         },
-      }),
+      }, slot),
   });
   if (!listener.ok) return fail(listener);
   const server: Server = listener.value;

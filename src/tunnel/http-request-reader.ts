@@ -23,8 +23,14 @@ export interface RequestReader {
    * reader: it is returned and every later push returns it again (answer it and close).
    * After a CONNECT request the reader parses nothing more: further bytes are only buffered
    * for takeRemainder().
+   *
+   * At most maxEvents (at least 1) events are returned: the rest stays buffered, unparsed, until a later
+   * push (an empty chunk is fine). One 64 KiB chunk can hold thousands of tiny pipelined
+   * requests; the caller decides how many it is ready to queue.
    */
-  push(chunk: Uint8Array): ReaderEvent[];
+  push(chunk: Uint8Array, maxEvents?: number): ReaderEvent[];
+  /** Bytes received and not yet returned as a request: a partial request, or requests held back by maxEvents. */
+  readonly buffered: number;
   /**
    * Returns (a copy of) the bytes buffered after the last complete request and empties the
    * buffer; a partially received request is discarded with it. After CONNECT this is the
@@ -143,8 +149,9 @@ export function createRequestReader(options: RequestReaderOptions = {}): Request
     return ok(n);
   }
 
-  function parse(events: ReaderEvent[]): void {
+  function parse(events: ReaderEvent[], maxEvents: number): void {
     for (;;) {
+      if (events.length >= maxEvents) return;
       if (state === "head") {
         if (!skipLeadingEmptyLines()) {
           events.push(fail(httpErr(400, "http_bad_request_line", "bare CR before the request line")));
@@ -194,12 +201,15 @@ export function createRequestReader(options: RequestReaderOptions = {}): Request
   }
 
   return {
-    push(chunk: Uint8Array): ReaderEvent[] {
+    push(chunk: Uint8Array, maxEvents = Number.POSITIVE_INFINITY): ReaderEvent[] {
       if (failure) return [failure];
       if (chunk.length > 0) append(chunk);
       const events: ReaderEvent[] = [];
-      if (state !== "tunnel") parse(events);
+      if (state !== "tunnel") parse(events, Math.max(1, maxEvents));
       return events;
+    },
+    get buffered() {
+      return end - start;
     },
     takeRemainder(): Uint8Array {
       const rest = buf.slice(start, end);

@@ -1,5 +1,15 @@
+import type { Socket } from "node:net";
 import { createServer, type Server, type TLSSocket } from "node:tls";
 import { err, ok, type Result } from "../errors.ts";
+import type { AdmissionSlot, ConnectionAdmission } from "./connection-admission.ts";
+import type { FrontCounters } from "./front-counters.ts";
+
+/** Who may start a handshake, and how long it may take (front-limits.ts). */
+export interface HandshakeGuard {
+  admission: ConnectionAdmission;
+  counters: FrontCounters;
+  handshakeMs: number;
+}
 
 export interface TlsListenOptions {
   host: string;
@@ -13,7 +23,9 @@ export interface TlsListenOptions {
    * fallback and clear errors stay possible (PROTOCOL.md §3.1).
    */
   clientCaPems?: string[];
-  onConnection(socket: TLSSocket): void;
+  guard: HandshakeGuard;
+  /** A completed handshake; `slot` counts it as unauthenticated until released (at CONNECT; at close by itself). */
+  onConnection(socket: TLSSocket, slot: AdmissionSlot): void;
 }
 
 /**
@@ -35,16 +47,67 @@ export function listenTls(o: TlsListenOptions): Promise<Result<Server>> {
       minVersion: "TLSv1.2",
       ciphers: TLS12_CIPHERS,
       honorCipherOrder: true,
-      handshakeTimeout: 10_000,
       ...(o.clientCaPems ? { requestCert: true, rejectUnauthorized: false, ca: o.clientCaPems } : {}),
     },
-    o.onConnection,
+    (socket: TLSSocket) => {
+      const handshake = handshakes.get(connectionKey(socket));
+      if (!handshake) return socket.destroy(); // closed or timed out meanwhile
+      clearTimeout(handshake.timer);
+      handshakes.delete(connectionKey(socket));
+      o.onConnection(socket, handshake.slot);
+    },
   );
-  server.on("tlsClientError", () => {}); // a failed handshake concerns that client only
+  const handshakes = guardHandshakes(server, o.guard);
+  // A failed handshake concerns that client only; make sure its socket goes.
+  server.on("tlsClientError", (_e: Error, socket: Socket) => socket.destroy());
   return new Promise((resolve) => {
     server.once("error", (e: NodeJS.ErrnoException) => resolve(err(listenErrorCode(e), listenErrorMessage(e, o))));
     server.listen(o.port, o.host, () => resolve(ok(server)));
   });
+}
+
+interface Handshake {
+  slot: AdmissionSlot;
+  timer: ReturnType<typeof setTimeout>;
+}
+
+/**
+ * Admits each accepted TCP connection before its handshake (refused ones are destroyed at once)
+ * and times the handshake out with our own timer: Bun 1.4's node:tls reports `handshakeTimeout`
+ * as a tlsClientError but leaves the socket open, so a client sending half a ClientHello, or
+ * nothing, would stay forever. Keyed by address and port, which name one live TCP connection
+ * on this listener and are the same on the raw and on the secure socket in every runtime.
+ */
+function guardHandshakes(server: Server, guard: HandshakeGuard): Map<string, Handshake> {
+  const handshakes = new Map<string, Handshake>();
+  server.on("connection", (raw: Socket) => {
+    const admitted = guard.admission.admit(raw.remoteAddress ?? "");
+    if (!admitted.ok) {
+      guard.counters.refuse(admitted.reason);
+      raw.destroy();
+      return;
+    }
+    const key = connectionKey(raw);
+    const timer = setTimeout(() => {
+      guard.counters.timeout("handshake");
+      raw.destroy();
+    }, guard.handshakeMs);
+    timer.unref?.(); // must not keep a stopping gateway alive
+    handshakes.set(key, { slot: admitted.slot, timer });
+    raw.once("close", () => {
+      admitted.slot.release();
+      const handshake = handshakes.get(key);
+      if (handshake?.slot === admitted.slot) {
+        clearTimeout(handshake.timer);
+        handshakes.delete(key);
+      }
+    });
+  });
+  return handshakes;
+}
+
+function connectionKey(socket: Socket): string {
+  return `${socket.remoteAddress}|${socket.remotePort}`;
 }
 
 function listenErrorCode(e: NodeJS.ErrnoException): string {

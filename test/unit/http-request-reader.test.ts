@@ -218,4 +218,47 @@ describe("createRequestReader", () => {
       expect(again).toEqual([events[1]!]);
     });
   });
+
+  describe("bounded parse (maxEvents)", () => {
+    const GET = "GET /nope HTTP/1.1\r\n\r\n";
+
+    test("a chunk of thousands of pipelined requests yields at most maxEvents; the rest waits buffered", () => {
+      const r = createRequestReader();
+      const chunk = enc(GET.repeat(4000));
+      const first = requests(r.push(chunk, 17));
+      expect(first.length).toBe(17);
+      expect(r.buffered).toBe(chunk.length - 17 * GET.length);
+      expect(r.state).toBe("head");
+    });
+
+    test("an empty push continues where the bound stopped, in order, until all are read", () => {
+      const r = createRequestReader();
+      const text = Array.from({ length: 10 }, (_, i) => `GET /${i} HTTP/1.1\r\n\r\n`).join("");
+      const seen = requests(r.push(enc(text), 3)).map((q) => q.target);
+      for (let round = 0; round < 10 && r.buffered > 0; round++) seen.push(...requests(r.push(new Uint8Array(0), 3)).map((q) => q.target));
+      expect(seen).toEqual(Array.from({ length: 10 }, (_, i) => `/${i}`));
+      expect(r.buffered).toBe(0);
+    });
+
+    test("a bound below one still reads one request, so the caller always makes progress", () => {
+      const r = createRequestReader();
+      expect(requests(r.push(enc(GET + GET), 0)).length).toBe(1);
+      expect(r.buffered).toBe(GET.length);
+    });
+
+    test("a held-back CONNECT still stops the parse and leaves the tunnel bytes for takeRemainder", () => {
+      const r = createRequestReader();
+      expect(requests(r.push(enc(`${GET}${CONNECT}STF\x01`), 1)).length).toBe(1);
+      const [connect] = requests(r.push(new Uint8Array(0), 1));
+      expect(connect!.method).toBe("CONNECT");
+      expect(r.state).toBe("tunnel");
+      expect(dec(r.takeRemainder())).toBe("STF\x01");
+    });
+
+    test("buffered counts a partial request", () => {
+      const r = createRequestReader();
+      expect(r.push(enc("GET / HT")).length).toBe(0);
+      expect(r.buffered).toBe(8);
+    });
+  });
 });

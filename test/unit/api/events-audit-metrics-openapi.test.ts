@@ -95,6 +95,9 @@ describe("/metrics", () => {
       expect(r.text).toContain('gw_traffic_bytes_total{direction="in"} 1000');
       expect(r.text).toContain('gw_auth_failure_total{reason="bad_password"} 1');
       expect(r.text).toContain('gw_drops_total{reason="spoofed_source"} 1');
+      expect(r.text).toContain("gw_connections_unauthenticated 2");
+      expect(r.text).toContain('gw_connections_refused_total{reason="per_address_limit"} 3');
+      expect(r.text).toContain('gw_connections_timed_out_total{reason="head"} 1');
       expect(r.text).toMatch(/# TYPE gw_traffic_packets_total counter/);
     }
   });

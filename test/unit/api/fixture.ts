@@ -48,6 +48,7 @@ export function apiFixture(o: { running?: boolean } = {}): Fixture {
             tun: () => ({ name: "gw0", state: "up" }),
             pool: () => ({ cidr: "10.10.0.0/24", capacity: 253, used: sessions.list().length }),
             drops: new DropCounters(),
+            front: () => ({ unauthenticated: 2, refused: { per_address_limit: 3 }, timedOut: { head: 1 } }),
             settings: {
               current: () => settings as never,
               flagged: ["port"],
