@@ -224,6 +224,13 @@ describe.skipIf(!e2eAvailable())("hostile input against gw while a user works", 
     if (after && JSON.stringify(stored(after)) !== JSON.stringify(stored(before))) {
       failures.push(`what is stored changed during the attack:\n before ${JSON.stringify(stored(before))}\n after  ${JSON.stringify(stored(after))}`);
     }
+    if (slow) {
+      // The time-outs: the attacker holds each of these for ATTACK_SECONDS, longer than any deadline of the login front.
+      const held = slow.slowHandshakes.opened - slow.slowHandshakes.closedByGateway;
+      if (held > 0) failures.push(`${held} of ${slow.slowHandshakes.opened} slow TLS handshakes were still open after ${ATTACK_SECONDS} s: handshakes must time out`);
+      if (!slow.slowloris.closedByGateway) failures.push(`a request head sent one byte a second was still open after ${ATTACK_SECONDS} s: a head must be complete soon after its first byte`);
+      if (!slow.pipeline.closedByGateway) failures.push(`a connection pipelining ${(slow.pipeline.bytesQueued / 1048576).toFixed(1)} MiB of requests without reading answers stayed open: its queue must be capped`);
+    }
     if (skipped.size > 0) failures.push(`attacks were skipped (GW_HOSTILE_SKIP=${[...skipped].join(",")}): a diagnosis run, not a pass`);
     expect(failures.join("\n\n")).toBe("");
   }, 150_000);
