@@ -103,7 +103,7 @@ async function scalingTable(t: FuzzTarget): Promise<string[]> {
     for (const k of [1, 2, 4, 8]) cells.push(await nsPerByte(s, s.base * k));
     const ratio = cells[3]!.ns / cells[0]!.ns;
     lines.push(
-      `    ${s.name.padEnd(44)} ${cells.map((c) => `${String(c.bytes).padStart(7)} B ${c.ns.toFixed(1).padStart(7)} ns/B`).join(" | ")} | 8n/n ${ratio.toFixed(2)}`,
+      `    ${s.name.padEnd(48)} ${cells.map((c) => `${String(c.bytes).padStart(7)} B ${c.ns.toFixed(1).padStart(7)} ns/B`).join(" | ")} | 8n/n ${ratio.toFixed(2)}`,
     );
   }
   return lines;

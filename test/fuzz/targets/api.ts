@@ -10,26 +10,55 @@ import { newGroupSchema } from "../../../src/api/groups.ts";
 import { gatewaySettingsShape } from "../../../src/config/gateway-config.ts";
 import { groupPolicySchema } from "../../../src/control/group-policy.ts";
 import { newTokenSchema } from "../../../src/control/tokens.ts";
-import { newUserSchema } from "../../../src/control/users.ts";
+import { newUserSchema, userDocumentSchema } from "../../../src/control/users.ts";
+import { userPatchSchema } from "../../../src/api/users.ts";
 import { apiFixture, type Fixture } from "../../unit/api/fixture.ts";
-import { shapedObject } from "./values.ts";
+import { plausibleValue, shapedObject } from "./values.ts";
 import { check, type FuzzTarget } from "./target.ts";
 
 const keysOf = (s: z.ZodType): string[] => Object.keys((s as unknown as { shape?: object }).shape ?? {});
 
-/** The routes that take a body; `:name` is filled from NAMES. */
-const BODY_ROUTES: { method: "POST" | "PUT" | "PATCH"; path: string; keys: string[] }[] = [
-  { method: "POST", path: "/api/v1/users", keys: keysOf(newUserSchema) },
-  { method: "PUT", path: "/api/v1/users/:name", keys: keysOf(newUserSchema).filter((k) => k !== "name") },
-  { method: "PATCH", path: "/api/v1/users/:name", keys: keysOf(newUserSchema).filter((k) => k !== "name") },
-  { method: "POST", path: "/api/v1/users/:name/otp", keys: [] },
-  { method: "POST", path: "/api/v1/groups", keys: [...keysOf(newGroupSchema), ...keysOf(groupPolicySchema)] },
-  { method: "PUT", path: "/api/v1/groups/:name", keys: keysOf(groupPolicySchema) },
-  { method: "PATCH", path: "/api/v1/groups/:name", keys: keysOf(groupPolicySchema) },
-  { method: "POST", path: "/api/v1/tokens", keys: keysOf(newTokenSchema) },
-  { method: "PUT", path: "/api/v1/config", keys: Object.keys(gatewaySettingsShape) },
-  { method: "POST", path: "/api/v1/config/check", keys: Object.keys(gatewaySettingsShape) },
+/** The routes that take a body (`:name` is filled from pathName), with a valid example each. */
+const BODY_ROUTES: { method: "POST" | "PUT" | "PATCH"; path: string; keys: string[]; example: Record<string, unknown> }[] = [
+  {
+    method: "POST",
+    path: "/api/v1/users",
+    keys: keysOf(newUserSchema),
+    example: { name: "bob", groups: ["staff"], password: "pw", staticAddress: "10.10.0.50", routes: ["192.0.2.0/24"], disabled: false },
+  },
+  { method: "PUT", path: "/api/v1/users/:name", keys: keysOf(userDocumentSchema), example: { groups: ["staff"], password: "pw", routes: ["192.0.2.0/24"] } },
+  { method: "PATCH", path: "/api/v1/users/:name", keys: keysOf(userPatchSchema), example: { disabled: true, routes: ["192.0.2.0/24"], staticAddress: null } },
+  { method: "POST", path: "/api/v1/users/:name/otp", keys: [], example: {} },
+  {
+    method: "POST",
+    path: "/api/v1/groups",
+    keys: keysOf(newGroupSchema),
+    example: { name: "ops", policy: { routes: ["198.51.100.0/24"], dns: ["198.51.100.53"], auth: "password+otp", mtu: 1400 } },
+  },
+  {
+    method: "PUT",
+    path: "/api/v1/groups/:name",
+    keys: keysOf(groupPolicySchema),
+    example: { routes: ["198.51.100.0/24"], excludeRoutes: ["198.51.100.128/25"], dns: ["198.51.100.53"], defaultDomain: "example.com", mtu: 1400, dpdSeconds: 30, auth: "password", maxSessionsPerUser: 3 },
+  },
+  { method: "PATCH", path: "/api/v1/groups/:name", keys: keysOf(groupPolicySchema), example: { mtu: 1300, dns: [] } },
+  { method: "POST", path: "/api/v1/tokens", keys: keysOf(newTokenSchema), example: { name: "ci", scope: "read", expiresAt: 4102444800000 } },
+  { method: "PUT", path: "/api/v1/config", keys: Object.keys(gatewaySettingsShape), example: { port: 443, mtu: 1400, dpd: 30, pool: "10.10.0.0/24", apiListen: "0.0.0.0:8443" } },
+  { method: "POST", path: "/api/v1/config/check", keys: Object.keys(gatewaySettingsShape), example: { port: 443, mtu: 1300, tunName: "gw1" } },
 ];
+
+/** A route's valid example with up to two fields replaced, removed or added: reaches the handlers, not only the schema. */
+const editedExample = (route: (typeof BODY_ROUTES)[number]) =>
+  fc
+    .array(fc.tuple(fc.constantFrom(...route.keys, "extra"), fc.oneof(plausibleValue, fc.constant(undefined))), { maxLength: 2 })
+    .map((edits) => {
+      const body: Record<string, unknown> = { ...route.example };
+      for (const [k, v] of edits) {
+        if (v === undefined) delete body[k];
+        else body[k] = v;
+      }
+      return body;
+    });
 
 const pathName = fc.oneof(
   { weight: 4, arbitrary: fc.constantFrom("alice", "staff", "nobody", "bob") },
@@ -52,7 +81,7 @@ const apiRequest: fc.Arbitrary<ApiRequest> = fc
     route: fc.constantFrom(...BODY_ROUTES),
     name: pathName,
     body: fc.oneof(
-      { weight: 4, arbitrary: fc.constant(undefined) }, // shaped by the route, below
+      { weight: 6, arbitrary: fc.constant(undefined) }, // shaped by the route, below
       { weight: 2, arbitrary: fc.json({ maxDepth: 3 }) },
       { weight: 1, arbitrary: fc.anything({ maxDepth: 2 }).map(serialise) },
       { weight: 1, arbitrary: fc.string({ unit: "binary", maxLength: 80 }) },
@@ -62,7 +91,7 @@ const apiRequest: fc.Arbitrary<ApiRequest> = fc
     admin: fc.oneof({ weight: 9, arbitrary: fc.constant(true) }, { weight: 1, arbitrary: fc.constant(false) }),
   })
   .chain((r) =>
-    (r.body === undefined ? shapedObject(r.route.keys).map(serialise) : fc.constant(r.body)).map((raw) => ({
+    (r.body === undefined ? fc.oneof({ weight: 2, arbitrary: editedExample(r.route) }, { weight: 1, arbitrary: shapedObject(r.route.keys) }).map(serialise) : fc.constant(r.body)).map((raw) => ({
       method: r.route.method,
       path: r.route.path.replace(":name", r.name),
       raw,
@@ -124,11 +153,23 @@ export const apiTarget: FuzzTarget = {
   ],
   scaling: [
     {
-      name: "PUT /groups, many invalid routes",
+      // Every unknown field is one problem in the answer's details: the answer grows with the body.
+      name: "PUT /groups, many unknown fields",
       base: 2048,
       make: (n) => {
         const f = apiFixture();
-        return { f, raw: JSON.stringify({ routes: Array.from({ length: Math.floor(n / 16) }, (_, i) => `10.0.${i % 256}.1/33`) }) };
+        return { f, raw: JSON.stringify(Object.fromEntries(Array.from({ length: Math.floor(n / 12) }, (_, i) => [`k${String(i).padStart(6, "0")}`, 1]))) };
+      },
+      bytes: (x) => x.raw.length,
+      run: (x) => x.f.request("PUT", "/api/v1/groups/g", undefined, { raw: x.raw }),
+    },
+    {
+      name: "PUT /groups, 200 invalid routes of growing length",
+      base: 2048,
+      make: (n) => {
+        const f = apiFixture();
+        const pad = "0".repeat(Math.max(1, Math.floor(n / 200) - 12));
+        return { f, raw: JSON.stringify({ routes: Array.from({ length: 200 }, (_, i) => `10.0.${i}.${pad}/33`) }) };
       },
       bytes: (x) => x.raw.length,
       run: (x) => x.f.request("PUT", "/api/v1/groups/g", undefined, { raw: x.raw }),

@@ -78,7 +78,7 @@ export function splitBySizes(bytes: Uint8Array, sizes: readonly number[]): Uint8
 
 /** Chunk sizes for splitBySizes: tiny (one byte at a time) to large. */
 export const chunkSizes: fc.Arbitrary<number[]> = fc.oneof(
-  fc.constant([1]),
+  fc.constant<number[]>([1]),
   fc.array(fc.integer({ min: 1, max: 8 }), { minLength: 1, maxLength: 8 }),
   fc.array(fc.integer({ min: 1, max: 300 }), { minLength: 1, maxLength: 8 }),
 );

@@ -4,7 +4,7 @@
  */
 import fc from "fast-check";
 import { gatewayConfigSchema, gatewaySettingsSchema, gatewaySettingsShape, parseHostPort } from "../../../src/config/gateway-config.ts";
-import { SETTINGS_META_KEY } from "../../../src/control/settings.ts";
+import { readStoredSettings, SETTINGS_META_KEY, storedSettingsDocument } from "../../../src/control/settings.ts";
 import { issueDetails } from "../../../src/control/zod-errors.ts";
 import { apiFixture } from "../../unit/api/fixture.ts";
 import { plausibleValue, shapedObject } from "./values.ts";
@@ -55,6 +55,20 @@ export const settingsTarget: FuzzTarget = {
             checkTypedError(r.error, "invalid_input");
             check(f.control.store.getMeta(SETTINGS_META_KEY) === before, "a refused document changed the stored settings");
           } else check(JSON.stringify(f.control.settings.get()) === JSON.stringify(r.value.config), "stored settings differ from the accepted ones");
+        });
+      },
+    },
+    {
+      name: "a stored document that is garbage reads as valid settings (defaults) or a typed store_corrupt, never a throw",
+      testRuns: 200,
+      make: () => {
+        const f = apiFixture();
+        return fc.property(fc.oneof(fc.string({ unit: "binary", maxLength: 60 }), settingsDocument.map((d) => JSON.stringify(d) ?? "")), (stored) => {
+          f.control.store.setMeta(SETTINGS_META_KEY, stored);
+          const read = readStoredSettings(f.control.store);
+          check(gatewaySettingsSchema.safeParse(read).success, () => `stored ${JSON.stringify(stored)} read as invalid settings`);
+          const doc = storedSettingsDocument(f.control.store);
+          if (!doc.ok) checkTypedError(doc.error, "store_corrupt");
         });
       },
     },

@@ -48,17 +48,21 @@ export const plausibleValue: fc.Arbitrary<unknown> = fc.oneof(
   { weight: 1, arbitrary: fc.constantFrom(0, -1, 1, 576, 9000, 65535, 65536, 1e308, -0, 0.5, Number.MAX_SAFE_INTEGER, 2 ** 53 + 2) },
   { weight: 1, arbitrary: fc.boolean() },
   { weight: 1, arbitrary: fc.constant(null) },
-  { weight: 1, arbitrary: fc.array(fc.constantFrom(...plausibleStrings), { maxLength: 4 }) },
+  { weight: 3, arbitrary: fc.array(fc.constantFrom(...plausibleStrings), { maxLength: 4 }) },
   { weight: 2, arbitrary: fc.jsonValue({ maxDepth: 2 }) },
   { weight: 1, arbitrary: fc.string({ maxLength: 30 }) },
 );
 
-/** An object using (some of) the given keys, plus the odd unknown one. */
+/** An object using (some of) the given keys, now and then with an unknown one. */
 export function shapedObject(keys: readonly string[]): fc.Arbitrary<Record<string, unknown>> {
+  const unknownKeys = fc.dictionary(fc.oneof(fc.string({ maxLength: 8 }), fc.constantFrom("__proto__", "constructor", "toString")), plausibleValue, {
+    minKeys: 1,
+    maxKeys: 2,
+  });
   return fc
     .tuple(
       keys.length ? fc.dictionary(fc.constantFrom(...keys), plausibleValue, { maxKeys: keys.length }) : fc.constant({}),
-      fc.option(fc.dictionary(fc.string({ maxLength: 8 }), plausibleValue, { maxKeys: 2 }), { freq: 4, nil: {} }),
+      fc.oneof({ weight: 4, arbitrary: fc.constant({}) }, { weight: 1, arbitrary: unknownKeys }),
     )
     .map(([known, extra]) => ({ ...extra, ...known }));
 }
