@@ -99,3 +99,7 @@ const encoder = new TextEncoder();
 export const utf8 = (s: string): Uint8Array => encoder.encode(s);
 export const latin1 = (s: string): Uint8Array => Uint8Array.from(s, (c) => c.charCodeAt(0) & 0xff);
 export const toHex = (b: Uint8Array): string => Buffer.from(b.buffer, b.byteOffset, b.byteLength).toString("hex");
+
+/** Strings of `minLength`..`maxLength` characters drawn from `chars`. */
+export const strOf = (chars: string, minLength: number, maxLength: number): fc.Arbitrary<string> =>
+  fc.string({ unit: fc.constantFrom(...chars), minLength, maxLength });

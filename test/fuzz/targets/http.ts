@@ -5,7 +5,7 @@
 import fc from "fast-check";
 import { ALLOWED_METHODS, parseRequestHead, type HttpErrorDetails } from "../../../src/tunnel/http-head.ts";
 import { createRequestReader, type ReaderEvent, type RequestReaderOptions } from "../../../src/tunnel/http-request-reader.ts";
-import { chunkSizes, concat, latin1, mutatedBytes, splitBySizes, toHex } from "./bytes.ts";
+import { chunkSizes, concat, latin1, mutatedBytes, splitBySizes, strOf, toHex } from "./bytes.ts";
 import { check, checkTypedError, type FuzzTarget } from "./target.ts";
 
 // ---- generators ---------------------------------------------------------------------------
@@ -13,9 +13,6 @@ import { check, checkTypedError, type FuzzTarget } from "./target.ts";
 const TCHARS = "!#$%&'*+-.^_`|~0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz";
 const VISIBLE = Array.from({ length: 0x7e - 0x21 + 1 }, (_, i) => String.fromCharCode(0x21 + i)).join("");
 const OBS_TEXT = Array.from({ length: 0x80 }, (_, i) => String.fromCharCode(0x80 + i)).join("");
-
-export const strOf = (chars: string, minLength: number, maxLength: number) =>
-  fc.string({ unit: fc.constantFrom(...chars), minLength, maxLength });
 
 const token = strOf(TCHARS, 1, 24);
 const headerName = fc.oneof(

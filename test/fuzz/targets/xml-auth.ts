@@ -7,8 +7,7 @@ import fc from "fast-check";
 import { parseAuthRequest, type AuthRequestLimits } from "../../../src/tunnel/auth-request.ts";
 import { parseCookies } from "../../../src/tunnel/cookies.ts";
 import { children, parseXmlDocument, text, type XmlElement, type XmlNode, xmlDocument } from "../../../src/tunnel/xml.ts";
-import { mutatedBytes, utf8 } from "./bytes.ts";
-import { strOf } from "./http.ts";
+import { mutatedBytes, strOf, utf8 } from "./bytes.ts";
 import { check, checkTypedError, type FuzzTarget } from "./target.ts";
 
 const XML_CODES = ["xml_malformed", "xml_forbidden_dtd", "xml_too_large"] as const;
