@@ -228,7 +228,14 @@ export async function startGateway(config: GatewayConfig, deps: GatewayDeps): Pr
     certPem: cert.value.certPem,
     keyPem: cert.value.keyPem,
     clientCaPems: clientTrust.value?.anchors.map((ca) => ca.toString()),
-    guard: { admission, counters: frontCounters, handshakeMs: FRONT_LIMITS.handshakeMs },
+    guard: {
+      admission,
+      counters: frontCounters,
+      handshakeMs: FRONT_LIMITS.handshakeMs,
+      maxOpen: budget.sessions + budget.unauthenticated,
+      onPause: (open) => deps.log(logLine`tunnel port: not accepting for now: ${open} connections hold the descriptors the open-file limit ${budget.limit} leaves (see gw doctor); resumes as connections end`),
+      onResumeError: (e) => deps.log(logLine`tunnel port: listening again failed: ${e.message}; retrying`),
+    },
     onConnection: (socket, slot) =>
       serveConnection(socket, {
         plane,

@@ -3,12 +3,19 @@ import { createServer, type Server, type TLSSocket } from "node:tls";
 import { err, ok, type Result } from "../errors.ts";
 import type { AdmissionSlot, ConnectionAdmission } from "./connection-admission.ts";
 import type { FrontCounters } from "./front-counters.ts";
+import { AcceptGate } from "./accept-gate.ts";
 
 /** Who may start a handshake, and how long it may take (front-limits.ts). */
 export interface HandshakeGuard {
   admission: ConnectionAdmission;
   counters: FrontCounters;
   handshakeMs: number;
+  /** Open connections (tunnels and logins) the descriptors allow: accepting pauses there. */
+  maxOpen: number;
+  /** Accepting paused with this many connections open (say it; it is rare and worth knowing). */
+  onPause(open: number): void;
+  /** Listening again failed; retried with a growing delay. */
+  onResumeError(e: Error): void;
 }
 
 export interface TlsListenOptions {
@@ -57,12 +64,26 @@ export function listenTls(o: TlsListenOptions): Promise<Result<Server>> {
       o.onConnection(socket, handshake.slot);
     },
   );
-  const handshakes = guardHandshakes(server, o.guard);
+  const gate = new AcceptGate({
+    maxOpen: o.guard.maxOpen,
+    pause: () => server.close(),
+    resume: () => server.listen(o.port, o.host, () => gate.resumed()),
+    onPause: o.guard.onPause,
+  });
+  const handshakes = guardHandshakes(server, o.guard, gate);
+  server.once("close", () => gate.close());
   // A failed handshake concerns that client only; make sure its socket goes.
   server.on("tlsClientError", (_e: Error, socket: Socket) => socket.destroy());
   return new Promise((resolve) => {
     server.once("error", (e: NodeJS.ErrnoException) => resolve(err(listenErrorCode(e), listenErrorMessage(e, o))));
-    server.listen(o.port, o.host, () => resolve(ok(server)));
+    server.listen(o.port, o.host, () => {
+      // From now on a listen error can only come from resuming after a pause.
+      server.on("error", (e: Error) => {
+        o.guard.onResumeError(e);
+        gate.resumeFailed();
+      });
+      resolve(ok(server));
+    });
   });
 }
 
@@ -78,9 +99,11 @@ interface Handshake {
  * nothing, would stay forever. Keyed by address and port, which name one live TCP connection
  * on this listener and are the same on the raw and on the secure socket in every runtime.
  */
-function guardHandshakes(server: Server, guard: HandshakeGuard): Map<string, Handshake> {
+function guardHandshakes(server: Server, guard: HandshakeGuard, gate: AcceptGate): Map<string, Handshake> {
   const handshakes = new Map<string, Handshake>();
   server.on("connection", (raw: Socket) => {
+    gate.opened();
+    raw.once("close", () => gate.closed());
     const admitted = guard.admission.admit(raw.remoteAddress ?? "");
     if (!admitted.ok) {
       guard.counters.refuse(admitted.reason);

@@ -1,8 +1,9 @@
 /**
  * At the open-file limit (issue 16): gw serve under `prlimit --nofile=200` derives its session cap
  * from the limit, holds that many tunnels, refuses the next login with a message (counted, logged
- * once per interval), keeps answering gw status, stays quiet on the CPU while refused clients keep
- * coming, and admits logins again once sessions end. CPU is printed, not asserted.
+ * once per interval), keeps answering gw status, stops accepting while every descriptor it may use
+ * is held (and starts again), stays quiet on the CPU while refused clients keep coming, and admits
+ * logins again once sessions end. CPU is printed, not asserted.
  */
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { execFileSync } from "node:child_process";
@@ -83,8 +84,14 @@ describe.skipIf(!e2eAvailable())("gw serve at its open-file limit", () => {
     expect(s.sessions.total).toBe(CAP);
     expect(s.auth.failuresByReason.gateway_full).toBeGreaterThanOrEqual(4);
     expect(gw.stderr().match(/login refused: the gateway holds/g)?.length).toBe(1); // once per interval, not per attempt
+    // Tunnels and logins in flight now hold every descriptor the limit leaves: the port stops
+    // accepting (refused at once, no accept loop at 100 %), and starts again as connections end.
+    expect(gw.stderr()).toContain("tunnel port: not accepting for now");
+    expect(() => probe("127.0.0.9")).toThrow(/ECONNREFUSED/);
     flood.child.kill("SIGTERM");
     await flood.exited;
+    await Bun.sleep(500);
+    expect(probe("127.0.0.9")).toMatchObject({ status: 200, auth: "failure", error: `The gateway is at its limit of ${CAP} sessions: try again later.` });
 
     // Sessions end (the client goes; cookie-timeout 10 s): logins are admitted again.
     holder.child.kill("SIGTERM");
