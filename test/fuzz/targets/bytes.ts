@@ -1,5 +1,6 @@
 /** Byte-level arbitraries shared by the fuzz targets: mutations of valid inputs and arbitrary splits. */
 import fc from "fast-check";
+import { concatBytes } from "../../../src/tunnel/dtls/bytes.ts";
 
 export type Mutation =
   | { op: "set"; at: number; value: number }
@@ -83,17 +84,7 @@ export const chunkSizes: fc.Arbitrary<number[]> = fc.oneof(
   fc.array(fc.integer({ min: 1, max: 300 }), { minLength: 1, maxLength: 8 }),
 );
 
-export function concat(parts: readonly Uint8Array[]): Uint8Array {
-  let n = 0;
-  for (const p of parts) n += p.length;
-  const out = new Uint8Array(n);
-  let o = 0;
-  for (const p of parts) {
-    out.set(p, o);
-    o += p.length;
-  }
-  return out;
-}
+export const concat = concatBytes;
 
 const encoder = new TextEncoder();
 export const utf8 = (s: string): Uint8Array => encoder.encode(s);
