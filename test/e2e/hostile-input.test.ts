@@ -19,6 +19,12 @@ import { ProcessGroup, type Started } from "./harness/processes.ts";
 import { createTopology, type Topology } from "./harness/topology.ts";
 
 const ATTACKER = "203.0.113.3";
+/**
+ * The held connections come from a second attacker address: they fill that address's share of
+ * unauthenticated connections (the gateway then resets new ones from it), and the malformed
+ * requests from ATTACKER must still reach the parser to test it.
+ */
+const SLOW_ATTACKER = "203.0.113.4";
 const VICTIM = "203.0.113.2";
 const API = "203.0.113.1:8443";
 /** How long the held connections (slow handshakes, slowloris, unread pipeline) stay open. */
@@ -80,7 +86,7 @@ describe.skipIf(!e2eAvailable())("hostile input against gw while a user works", 
     procs = new ProcessGroup();
     work = tempDir("hostile");
     const dataDir = join(work, "data");
-    execFileSync("ip", ["-n", topology.client, "addr", "add", `${ATTACKER}/24`, "dev", topology.clientInterface]);
+    for (const address of [ATTACKER, SLOW_ATTACKER]) execFileSync("ip", ["-n", topology.client, "addr", "add", `${address}/24`, "dev", topology.clientInterface]);
     provision("sources", dataDir, [
       [["group", "add", "staff", "--route", "198.51.100.0/24"]],
       [["group", "add", "ops", "--route", "198.51.100.0/24", "--dns", "198.51.100.53"]],
@@ -134,7 +140,7 @@ describe.skipIf(!e2eAvailable())("hostile input against gw while a user works", 
     await cstp.waitFor("logged in", 15_000); // before the other attacks can get the attacker banned
     const launch: [string, () => Started][] = [
       ["http", () => bunInClient("hostile-http.ts", [topology.gatewayOutside, ATTACKER, VICTIM])],
-      ["slow", () => bunInClient("hostile-slow.ts", [topology.gatewayOutside, ATTACKER, String(ATTACK_SECONDS)])],
+      ["slow", () => bunInClient("hostile-slow.ts", [topology.gatewayOutside, SLOW_ATTACKER, String(ATTACK_SECONDS)])],
       ["hijack", () => bunInClient("hostile-udp.ts", ["hijack", topology.gatewayOutside, VICTIM, String(HIJACK_SECONDS)])],
       ["flood", () => bunInClient("hostile-udp.ts", ["flood", topology.gatewayOutside, ATTACKER, String(FLOOD_DATAGRAMS)])],
       ["api", () => bunInClient("hostile-api.ts", ["attack", API, ATTACKER, token])],
