@@ -1,11 +1,12 @@
 import { defineCommand } from "citty";
 import { readFileSync } from "node:fs";
 import type { GatewaySettings } from "../config/gateway-config.ts";
+import { settingEntries } from "../config/settings-reference.ts";
 import type { SettingsChange, SettingsCheck } from "../control/settings.ts";
 import { GwError } from "../errors.ts";
 import { rejectUnknownOptions, UsageError } from "./args.ts";
 import { connectArgs, withApi } from "./connect.ts";
-import { printJson } from "./output.ts";
+import { printJson, printTable } from "./output.ts";
 
 const fileArg = { file: { type: "positional", required: true, description: "JSON document, or - for standard input" } } as const;
 
@@ -77,7 +78,29 @@ const check = defineCommand({
   },
 });
 
+const keysArgs = { json: { type: "boolean", description: "JSON output" } } as const;
+
+const keys = defineCommand({
+  meta: { name: "keys", description: "List every setting: its key, default, gw serve flag, and whether a change applies live or needs a restart (docs/settings.md has the same)" },
+  args: keysArgs,
+  run({ args, rawArgs }) {
+    rejectUnknownOptions(rawArgs, keysArgs);
+    const entries = settingEntries();
+    if (args.json) return printJson(entries);
+    printTable(
+      entries.map((e) => ({
+        key: e.stored ? e.key : `(${e.key})`,
+        default: e.default,
+        applies: e.applies,
+        flag: e.env ? `${e.flag ?? "-"}, $${e.env}` : (e.flag ?? "-"),
+        help: e.unit ? `${e.help} (${e.unit})` : e.help,
+      })),
+      ["key", "default", "applies", "flag", "help"],
+    );
+  },
+});
+
 export const configCommand = defineCommand({
-  meta: { name: "config", description: "The gateway settings document (listen addresses, ports, pool, defaults)" },
-  subCommands: { get, set, check },
+  meta: { name: "config", description: "The gateway settings document (listen addresses, ports, pool, defaults); gw config keys lists every setting" },
+  subCommands: { keys, get, set, check },
 });

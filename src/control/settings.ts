@@ -1,5 +1,6 @@
 import { z } from "zod";
-import { gatewaySettingsSchema, LIVE_SETTINGS, type GatewaySettings } from "../config/gateway-config.ts";
+import { gatewaySettingsSchema, type GatewaySettings } from "../config/gateway-config.ts";
+import { LIVE_SETTING_KEYS, needsRestart } from "../config/settings-table.ts";
 import { err, ok, type Result } from "../errors.ts";
 import type { Store } from "../store/store.ts";
 import type { Actor, AuditLog } from "./audit.ts";
@@ -15,7 +16,7 @@ export interface RunningSettings {
   current(): GatewaySettings;
   /** Names of the settings given as `gw serve` flags in this run: they win over the document until a restart without them. */
   readonly flagged: readonly string[];
-  /** Applies the live settings (LIVE_SETTINGS) to new tunnels. */
+  /** Applies the live settings (LIVE_SETTING_KEYS: the table's rows that apply to new tunnels or logins). */
   applyLive(settings: GatewaySettings): void;
 }
 
@@ -74,7 +75,7 @@ export class SettingsService {
     });
     if (this.running) {
       const live = { ...this.running.current() };
-      for (const key of LIVE_SETTINGS) if (!this.running.flagged.includes(key)) (live as Record<string, unknown>)[key] = next[key];
+      for (const key of LIVE_SETTING_KEYS) if (!this.running.flagged.includes(key)) (live as Record<string, unknown>)[key] = next[key];
       this.running.applyLive(live);
     }
     this.events.emit({ type: "config.updated", actor, restartRequired: effects.restartRequired });
@@ -86,7 +87,7 @@ export class SettingsService {
     const current = this.running.current() as Record<string, unknown>;
     const changed = Object.keys({ ...current, ...next }).filter((k) => current[k] !== (next as Record<string, unknown>)[k]);
     const overriddenByFlags = changed.filter((k) => this.running!.flagged.includes(k));
-    const restartRequired = changed.filter((k) => !overriddenByFlags.includes(k) && !(LIVE_SETTINGS as readonly string[]).includes(k));
+    const restartRequired = changed.filter((k) => !overriddenByFlags.includes(k) && needsRestart(k));
     return { restartRequired, overriddenByFlags };
   }
 }

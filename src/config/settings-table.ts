@@ -1,0 +1,203 @@
+import { z } from "zod";
+import { samlSettings } from "./saml-settings.ts";
+import { setting, type SettingRow } from "./setting-row.ts";
+import { CERT_USER_ATTRIBUTES, fileSchema, hostPortSchema, ipAddressSchema, poolSchema, portSchema, tunNameSchema } from "./setting-schemas.ts";
+
+const seconds = (min: number, max: number) => z.number().int().min(min).max(max);
+
+/**
+ * Every gateway setting, one row each: the document behind GET/PUT /api/v1/config and what
+ * `gw serve` runs with. The schema, the flags, the restart rule, `gw config keys` and
+ * docs/settings.md (`npm run docs:settings`) are derived from here. The order is the document's.
+ */
+export const SETTINGS = {
+  listen: setting({
+    schema: ipAddressSchema.default("0.0.0.0"),
+    help: "tunnel listen address",
+    flag: "listen",
+    valueHint: "ADDR",
+    example: "127.0.0.1",
+    applies: "restart",
+  }),
+  port: setting({ schema: portSchema.default(443), help: "tunnel TCP port (TLS: logins and CSTP)", flag: "port", example: "4443", applies: "restart" }),
+  dtls: setting({ schema: z.boolean().default(true), help: "DTLS data channel on UDP; off: CSTP over TLS only", flag: "dtls", applies: "restart" }),
+  udpPort: setting({
+    schema: portSchema.optional(),
+    help: "UDP port for DTLS",
+    flag: "udp-port",
+    whenAbsent: "the TCP port",
+    example: "4443",
+    applies: "restart",
+  }),
+  apiListen: setting({
+    schema: hostPortSchema.default("127.0.0.1:8443"),
+    help: "management API HOST:PORT, TLS with the gateway certificate, never the tunnel port; 0.0.0.0 opens it to every network",
+    flag: "api-listen",
+    valueHint: "HOST:PORT",
+    example: "127.0.0.1:9443",
+    applies: "restart",
+  }),
+  apiOnTunnel: setting({
+    schema: z.boolean().default(true),
+    help: "also serve the management API on the gateway's own tunnel address (the pool's first address, apiListen's port), for admins on the VPN",
+    flag: "api-on-tunnel",
+    applies: "restart",
+  }),
+  certFile: setting({
+    schema: fileSchema.optional(),
+    help: "server certificate PEM file",
+    flag: "cert",
+    valueHint: "FILE",
+    whenAbsent: "the certificate generated in the data directory",
+    example: "/etc/gw/cert.pem",
+    needs: ["keyFile"],
+    alsoDrops: ["keyFile"],
+    applies: "restart",
+  }),
+  keyFile: setting({
+    schema: fileSchema.optional(),
+    help: "private key PEM file of the server certificate",
+    flag: "key",
+    valueHint: "FILE",
+    whenAbsent: "the key generated in the data directory",
+    example: "/etc/gw/key.pem",
+    needs: ["certFile"],
+    alsoDrops: ["certFile"],
+    applies: "restart",
+  }),
+  clientCaFile: setting({
+    schema: fileSchema.optional(),
+    help: "PEM bundle of the CA(s) issuing client certificates; with it every TLS handshake asks for a certificate",
+    flag: "client-ca",
+    valueHint: "FILE",
+    whenAbsent: "no certificate login",
+    example: "/etc/gw/client-ca.pem",
+    // A stored CRL belongs to the stored CA that signed it: a new CA replaces both.
+    alsoDrops: ["crlFile"],
+    applies: "restart",
+  }),
+  crlFile: setting({
+    schema: fileSchema.optional(),
+    help: "PEM CRL(s) of the client CA",
+    flag: "crl",
+    valueHint: "FILE",
+    whenAbsent: "no revocation list",
+    example: "/etc/gw/crl.pem",
+    needs: ["clientCaFile"],
+    applies: "restart",
+  }),
+  certUserAttribute: setting({
+    schema: z.enum(CERT_USER_ATTRIBUTES).optional(),
+    help: "the client certificate attribute holding the user name",
+    flag: "cert-user-attribute",
+    valueHint: CERT_USER_ATTRIBUTES.join("|"),
+    whenAbsent: "cn",
+    example: "san-email",
+    applies: "restart",
+  }),
+  tunName: setting({ schema: tunNameSchema.default("gw0"), help: "TUN device name", flag: "tun", valueHint: "NAME", example: "gw7", applies: "restart" }),
+  pool: setting({
+    schema: poolSchema.default("10.10.0.0/24"),
+    help: "client address pool, /30 or larger; the gateway's own tunnel address is its first",
+    flag: "pool",
+    valueHint: "CIDR",
+    example: "10.20.0.0/24",
+    applies: "restart",
+  }),
+  cookieTimeout: setting({
+    schema: seconds(10, 86400 * 7).default(300),
+    help: "how long a session cookie stays valid while its session has no connection",
+    unit: "seconds",
+    flag: "cookie-timeout",
+    example: "600",
+    applies: "restart",
+  }),
+  mtu: setting({ schema: z.number().int().min(576).max(9000).default(1400), help: "default tunnel MTU", unit: "bytes", flag: "mtu", example: "1300", applies: "new tunnels" }),
+  dpd: setting({ schema: seconds(0, 3600).default(30), help: "default dead-peer-detection interval", unit: "seconds", flag: "dpd", example: "60", applies: "new tunnels" }),
+  keepalive: setting({ schema: seconds(0, 86400).default(20), help: "default keepalive interval", unit: "seconds", flag: "keepalive", example: "25", applies: "new tunnels" }),
+  mobileDpd: setting({
+    schema: seconds(0, 86400).default(600),
+    help: "default dead-peer-detection interval for mobile clients",
+    unit: "seconds",
+    flag: "mobile-dpd",
+    example: "900",
+    applies: "new tunnels",
+  }),
+  maxSessions: setting({
+    schema: z.number().int().min(1).max(10_000_000).optional(),
+    help: "sessions the gateway holds at once (gw doctor checks the open-file limit against it)",
+    flag: "max-sessions",
+    whenAbsent: "what the open-file limit allows, logged at start",
+    example: "500",
+    applies: "new logins",
+  }),
+  maxSessionsPerUser: setting({
+    schema: z.number().int().min(0).max(1000).default(2),
+    help: "sessions one user may hold at once unless the group sets its own; 0: no limit (ocserv's max-same-clients)",
+    flag: "max-sessions-per-user",
+    example: "3",
+    applies: "new logins",
+  }),
+  ...samlSettings,
+  loginMaxFailuresPerIp: setting({
+    schema: z.number().int().min(1).max(100000).default(20),
+    help: "failed logins from one address within the window before it is banned",
+    flag: "login-max-failures-per-ip",
+    example: "50",
+    applies: "restart",
+  }),
+  loginMaxFailuresPerUser: setting({
+    schema: z.number().int().min(1).max(100000).default(5),
+    help: "failed logins for one user name from one address within the window before that pair is banned",
+    flag: "login-max-failures-per-user",
+    example: "10",
+    applies: "restart",
+  }),
+  loginFailureWindow: setting({
+    schema: seconds(1, 86400).default(300),
+    help: "the window over which failed logins are counted",
+    unit: "seconds",
+    flag: "login-failure-window",
+    example: "600",
+    applies: "restart",
+  }),
+  loginBanSeconds: setting({
+    schema: seconds(1, 86400 * 30).default(300),
+    help: "how long a ban lasts",
+    unit: "seconds",
+    flag: "login-ban-seconds",
+    example: "900",
+    applies: "restart",
+  }),
+} satisfies Record<string, SettingRow>;
+
+/**
+ * What `gw serve` takes besides the settings document: where that document lives. Not stored
+ * in it (it says where it is); other commands read the same flag and variable (src/cli/data-dir-arg.ts).
+ */
+export const RUN_SETTINGS = {
+  dataDir: setting({
+    schema: z.string().min(1).default("./gw-data"),
+    help: "data directory: the store (with the settings document), the generated certificate and keys; created mode 0700",
+    flag: "data-dir",
+    env: "GW_DATA_DIR",
+    valueHint: "DIR",
+    example: "/var/lib/gw",
+    applies: "restart",
+  }),
+} satisfies Record<string, SettingRow>;
+
+export type SettingKey = keyof typeof SETTINGS;
+
+/** Every row with its key, the run settings first (the order of flags and of the reference). */
+export const SETTING_ROWS: readonly (SettingRow & { key: string; inDocument: boolean })[] = [
+  ...Object.entries(RUN_SETTINGS).map(([key, row]) => ({ ...row, key, inDocument: false })),
+  ...Object.entries(SETTINGS).map(([key, row]) => ({ ...row, key, inDocument: true })),
+];
+
+/** Settings a running gateway applies at once (to new tunnels or new logins); any other change needs a restart. */
+export const LIVE_SETTING_KEYS = (Object.keys(SETTINGS) as SettingKey[]).filter((key) => SETTINGS[key].applies !== "restart");
+
+export function needsRestart(key: string): boolean {
+  return !(LIVE_SETTING_KEYS as readonly string[]).includes(key);
+}
