@@ -1,5 +1,6 @@
 import { createHash } from "node:crypto";
 import { z } from "zod";
+import { firewallPolicyFields } from "../firewall/policy-fields.ts";
 import { parseCidr, parseIpv4, type Ipv4Cidr } from "../net/ipv4.ts";
 import { parseAuthMethods } from "./auth/auth-methods.ts";
 
@@ -45,6 +46,8 @@ export const groupPolicySchema = z
       .optional(),
     /** Logins beyond this many live sessions of one user are refused (absent: no limit). */
     maxSessionsPerUser: z.number().int().min(1).max(1000).optional(),
+    /** Access rules, restrictToRoutes, icmpProhibited, rateUp/rateDown, tests: see src/firewall/policy-fields.ts. */
+    ...firewallPolicyFields,
   })
   .strict();
 

@@ -1,0 +1,114 @@
+// Packets per second through the compiled rules + flow table (PolicyFilter.fromClient) for
+// 1, 100, 1,000 and 10,000 random rules and one fixed packet mix. Prints figures; asserts nothing.
+// bun scripts/bench/firewall-rules.ts
+import { compileFirewall } from "../../src/firewall/compile.ts";
+import { PolicyFilter } from "../../src/firewall/policy-filter.ts";
+import type { Rule } from "../../src/firewall/rule.ts";
+import { parseCidr } from "../../src/net/ipv4.ts";
+
+let seed = 12345;
+const rnd = (n: number) => (seed = (Math.imul(seed, 1103515245) + 12345) >>> 0) % n;
+const quad = (v: number) => `${v >>> 24}.${(v >>> 16) & 255}.${(v >>> 8) & 255}.${v & 255}`;
+
+/**
+ * Realistic rules: the starter rule (so 1 rule and 10,000 rules pass the same share of the mix
+ * through the flow table), then allows of /16-/32 networks in 10/8 on common ports and 10 % denies.
+ */
+function randomRules(count: number): Rule[] {
+  const rules: Rule[] = [{ action: "allow", to: "0.0.0.0/0", proto: "any" }];
+  const ports = ["22", "53", "80", "443", "3389", "5432", "8000-8080", "1024-65535"];
+  while (rules.length < count) {
+    const len = 16 + rnd(17);
+    const base = ((10 << 24) | (rnd(256) << 16) | (rnd(256) << 8) | rnd(256)) >>> 0;
+    const net = (base & ((0xffffffff << (32 - len)) >>> 0)) >>> 0;
+    const proto = (["tcp", "tcp", "udp", "any", "icmp"] as const)[rnd(5)]!;
+    const withPorts = proto === "tcp" || proto === "udp";
+    rules.push({ action: rnd(10) === 0 ? "deny" : "allow", to: `${quad(net)}/${len}`, proto, ...(withPorts ? { ports: ports[rnd(ports.length)]! } : {}) });
+  }
+  return rules.slice(0, count);
+}
+
+/** A fixed mix: TCP and UDP to the LAN and to 10/8, some pings; 1,024 packets, 64 flows reused. */
+function packetMix(): Uint8Array[] {
+  const mixSeed = seed;
+  seed = 99;
+  const out: Uint8Array[] = [];
+  for (let i = 0; i < 1024; i++) {
+    const kind = i % 8;
+    const proto = kind < 5 ? 6 : kind < 7 ? 17 : 1;
+    const p = new Uint8Array(proto === 1 ? 28 : 40);
+    p[0] = 0x45;
+    p[2] = p.length >> 8;
+    p[3] = p.length & 255;
+    p[8] = 64;
+    p[9] = proto;
+    const dv = new DataView(p.buffer);
+    dv.setUint32(12, 0xcb007105); // 203.0.113.5
+    dv.setUint32(16, i % 2 ? 0xc6336400 + (i % 64) : ((10 << 24) | (rnd(256) << 16) | (rnd(256) << 8) | rnd(256)) >>> 0);
+    if (proto === 1) {
+      p[20] = 8;
+      dv.setUint16(24, i % 64);
+    } else {
+      dv.setUint16(20, 40000 + (i % 64));
+      dv.setUint16(22, [443, 22, 53, 80, 8080][i % 5]!);
+    }
+    out.push(p);
+  }
+  seed = mixSeed;
+  return out;
+}
+
+const pool = parseCidr("203.0.113.0/24");
+if (!pool.ok) throw pool.error;
+const packets = packetMix();
+const endpoint = { address: 0xcb007105 };
+const results: { rules: number; pps: number; lookups: number; compileMs: number; tableSegments: number }[] = [];
+const slotOf = (p: Uint8Array) => (p[9] === 6 ? 0 : p[9] === 17 ? 1 : 2);
+const dstOf = (p: Uint8Array) => new DataView(p.buffer).getUint32(16);
+const portOf = (p: Uint8Array) => (p[9] === 1 ? 0 : new DataView(p.buffer).getUint16(22));
+for (const count of [1, 100, 1000, 10000]) {
+  const rules = randomRules(count);
+  const t0 = performance.now();
+  const firewall = compileFirewall({ rules, restrictToRoutes: false, routes: [], excludeRoutes: [], clientPools: [pool.value] });
+  const compileMs = performance.now() - t0;
+  let clock = 0;
+  const filter = new PolicyFilter(firewall, { now: () => clock, icmpProhibited: false });
+  let sink = 0;
+  const round = () => {
+    for (let i = 0; i < packets.length; i++) if (filter.fromClient(endpoint, packets[i]!) === undefined) sink++;
+  };
+  for (let w = 0; w < 2000; w++) round(); // warm up the JIT
+  let best = 0;
+  for (let trial = 0; trial < 5; trial++) {
+    const rounds = 3000;
+    const start = performance.now();
+    for (let r = 0; r < rounds; r++) {
+      clock += 1;
+      round();
+    }
+    const pps = (rounds * packets.length) / ((performance.now() - start) / 1000);
+    if (pps > best) best = pps;
+  }
+  // The matcher alone: decide() over the same mix.
+  const slots = Int32Array.from(packets, slotOf);
+  const dsts = Uint32Array.from(packets, dstOf);
+  const ports = Int32Array.from(packets, portOf);
+  let lookups = 0;
+  for (let trial = 0; trial < 5; trial++) {
+    const rounds = 5000;
+    const start = performance.now();
+    for (let r = 0; r < rounds; r++) for (let i = 0; i < dsts.length; i++) sink += firewall.decide(false, slots[i]!, dsts[i]!, ports[i]!) & 1;
+    const rate = (rounds * dsts.length) / ((performance.now() - start) / 1000);
+    if (rate > lookups) lookups = rate;
+  }
+  if (sink < 0) console.log(sink);
+  results.push({ rules: count, pps: best, lookups, compileMs, tableSegments: firewall.outbound[0]!.segments });
+}
+const base = results[0]!;
+console.log("rules   filter pkt/s  vs 1 rule   matcher lookups/s  vs 1 rule  compile ms  tcp segments");
+for (const r of results) {
+  const pct = (x: number, b: number) => `${((x / b) * 100).toFixed(1).padStart(6)} %`;
+  console.log(
+    `${String(r.rules).padStart(5)}  ${(r.pps / 1e6).toFixed(2).padStart(9)} M  ${pct(r.pps, base.pps)}  ${(r.lookups / 1e6).toFixed(2).padStart(14)} M  ${pct(r.lookups, base.lookups)}  ${r.compileMs.toFixed(1).padStart(10)}  ${r.tableSegments}`,
+  );
+}
