@@ -8,7 +8,7 @@
  * Prints one JSON line at the end: counts of every outcome (anything unexpected is listed).
  */
 import { request } from "node:https";
-import { connect } from "node:tls";
+import { connect, type ConnectionOptions } from "node:tls";
 
 const [host, prefix, usersText, password, loopsText, secondsText, badEveryText, addressesText] = process.argv.slice(2) as string[];
 const addresses = addressesText!.split(",");
@@ -52,7 +52,8 @@ function tunnel(token: string, holdMs: number, abrupt: boolean, localAddress: st
       clearTimeout(hold);
       resolve(outcome);
     };
-    const socket = connect({ host, port: 443, localAddress, rejectUnauthorized: false }, () => {
+    // node:tls hands localAddress to net.connect; its type does not list it.
+    const socket = connect({ host, port: 443, localAddress, rejectUnauthorized: false } as ConnectionOptions, () => {
       socket.write(`CONNECT /CSCOSSLC/tunnel HTTP/1.1\r\nHost: ${host}\r\nCookie: webvpn=${token}\r\nX-CSTP-Version: 1\r\nX-CSTP-Address-Type: IPv4\r\n\r\n`);
     });
     let head = "";

@@ -7,7 +7,8 @@ import { gatewayConfigSchema, type GatewayConfig } from "../config/gateway-confi
 import { overlayFlags, serveArgsDef, settingsFromFlags } from "../config/serve-flags.ts";
 import { validationError } from "../control/zod-errors.ts";
 import { GwError } from "../errors.ts";
-import { logLine } from "../log/log-line.ts";
+import { logLine, type Log } from "../log/log-line.ts";
+import { createJsonLogSink } from "../log/json-log-sink.ts";
 import { createLogSink } from "../log/log-sink.ts";
 import { serveHttps } from "../runtime/bun/https-server.ts";
 import { bunPasswordHasher } from "../runtime/bun/password-hasher.ts";
@@ -30,10 +31,14 @@ export const serveCommand = defineCommand({
     rejectUnknownOptions(rawArgs, serveArgs);
     // Every file this process creates (store, WAL, keys, api.json, lock) is its user's alone.
     process.umask(0o077);
-    const log = createLogSink((line) => console.error(line), Date.now);
+    // Text until the settings are read; then the format they ask for (--log-format json).
+    const sinks = { text: createLogSink((line) => console.error(line), Date.now), json: createJsonLogSink((line) => console.error(line), Date.now) };
+    let sink: Log = sinks.text;
+    const log: Log = (message) => sink(message);
     const taken = await takeDataDir(dataDirFrom(args as { "data-dir"?: string }), { locks: bunFileLocks, uid: process.getuid?.() ?? 0, pid: process.pid, log });
     if (!taken.ok) throw taken.error;
     const { config, flagged } = parseServeConfig(args, rawArgs, taken.value.path);
+    sink = sinks[config.logFormat];
     // Listen for the stop signals before anything is announced: a SIGTERM right after the ready
     // line must stop the gateway cleanly, not kill it before a handler exists.
     const signalled = new Promise<string>((resolve) => {

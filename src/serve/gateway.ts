@@ -43,6 +43,14 @@ import { startManagement, type RunningManagement } from "./management.ts";
 import { obtainServerCertificate } from "./server-certificate.ts";
 import { settingsOf } from "../config/gateway-config.ts";
 import { logLine, type Log } from "../log/log-line.ts";
+import { checkForwarding } from "../doctor/host-checks.ts";
+import { enableNat, type ActiveNat } from "./nat.ts";
+
+/** Removes the masquerading table; a failure is logged with the command that removes it by hand. */
+function removeNat(nat: ActiveNat, log: Log): void {
+  const removed = nat.remove();
+  if (!removed.ok) log(logLine`nat: ${removed.error.message}`);
+}
 
 export interface GatewayDeps {
   openTun: OpenTun;
@@ -56,6 +64,8 @@ export interface GatewayDeps {
   flagged?: readonly string[];
   log: Log;
   now?(): number;
+  /** nft masquerading for --nat (tests pass a double); default: the nft command. */
+  enableNat?: typeof enableNat;
 }
 
 export interface RunningGateway {
@@ -113,6 +123,15 @@ export async function startGateway(config: GatewayConfig, deps: GatewayDeps): Pr
   if (!tun.ok) return fail(tun);
   const device: TunDevice = tun.value;
   cleanups.push(() => device.close());
+
+  // Masquerading (--nat): one nft table of gw's own, removed at stop (and on a failed start).
+  let nat: ActiveNat | undefined;
+  if (config.nat) {
+    const enabled = (deps.enableNat ?? enableNat)({ pool: formatCidr(poolCidr.value), tunName: device.name, outInterface: config.natInterface });
+    if (!enabled.ok) return fail(enabled);
+    nat = enabled.value;
+    cleanups.push(() => removeNat(nat!, deps.log));
+  }
 
   const drops = new DropCounters();
   // The tunnel port's login front: unauthenticated connections counted and capped (issue 8).
@@ -275,6 +294,9 @@ export async function startGateway(config: GatewayConfig, deps: GatewayDeps): Pr
   }, 1000);
 
   // Said once the start can no longer fail: a failed start prints one line, its error.
+  const forwarding = checkForwarding();
+  if (forwarding.status !== "ok") deps.log(logLine`${forwarding.detail}: ${forwarding.fix}`);
+  if (nat) deps.log(logLine`nat: masquerading ${formatCidr(poolCidr.value)} out of ${config.natInterface ?? `every interface but ${device.name}`} (nft table ip ${nat.table})`);
   if (!files.ok) deps.log(logLine`open files: ${files.error.message}: assuming a limit of 1024`);
   if (config.maxSessions !== undefined && config.maxSessions > budget.sessions) {
     deps.log(logLine`maxSessions ${config.maxSessions} needs a higher open-file limit than ${budget.limit}: see gw doctor`);
@@ -310,6 +332,7 @@ export async function startGateway(config: GatewayConfig, deps: GatewayDeps): Pr
       });
       dtls?.close();
       device.close();
+      if (nat) removeNat(nat, deps.log);
       store.close();
     },
   });
