@@ -1,9 +1,6 @@
-import { Hono } from "hono";
 import { z } from "zod";
 import { auditEntrySchema } from "../control/audit.ts";
-import type { ApiEnv } from "./api-env.ts";
-import type { RouteDoc } from "./route-doc.ts";
-import { queryOf } from "./validate.ts";
+import { route } from "./route.ts";
 
 export const auditQuerySchema = z
   .object({
@@ -12,18 +9,14 @@ export const auditQuerySchema = z
   })
   .strict();
 
-export const auditDocs: RouteDoc[] = [
-  {
+export const auditRoutes = [
+  route({
     method: "get",
     path: "/audit",
     summary: "The persisted log of every change made through the API or the CLI: who (token name or local-cli), what, when, before/after",
     scope: "read",
     query: auditQuerySchema,
     responses: [{ status: 200, description: "entries, oldest first", schema: z.array(auditEntrySchema) }],
-  },
+    handler: ({ control, query }) => control.audit.list(query.after, query.limit),
+  }),
 ];
-
-export const auditRoutes = new Hono<ApiEnv>().get("/audit", queryOf(auditQuerySchema), (c) => {
-  const q = c.req.valid("query");
-  return c.json(c.var.control.audit.list(q.after, q.limit));
-});

@@ -2,11 +2,9 @@ import type { MiddlewareHandler } from "hono";
 import type { Principal } from "../control/tokens.ts";
 import type { ApiEnv } from "./api-env.ts";
 import { problem } from "./errors.ts";
+import type { Scope } from "./route.ts";
 
-/** Requests that change nothing; everything else needs an admin token. POST /config/check is a dry run. */
-const isReadOnly = (method: string, path: string) => method === "GET" || method === "HEAD" || (method === "POST" && path === "/api/v1/config/check");
-
-/** Bearer tokens on every route: 401 without a valid one, 403 when a read token tries a change. */
+/** Bearer tokens on every path, routes or not: 401 without a valid one. */
 export function bearerAuth(authenticate: (secret: string) => Principal | undefined): MiddlewareHandler<ApiEnv> {
   return async (c, next) => {
     const header = c.req.header("authorization") ?? "";
@@ -20,10 +18,18 @@ export function bearerAuth(authenticate: (secret: string) => Principal | undefin
       c.header("WWW-Authenticate", 'Bearer realm="gw", error="invalid_token"');
       return problem(c, "unauthorized", "the token is unknown, revoked or expired");
     }
-    if (principal.scope !== "admin" && !isReadOnly(c.req.method, c.req.path)) {
+    c.set("principal", principal);
+    await next();
+  };
+}
+
+/** A route's own scope (its row says it): 403 when a read token calls an admin route. */
+export function requireScope(scope: Scope): MiddlewareHandler<ApiEnv> {
+  return async (c, next) => {
+    const principal = c.var.principal;
+    if (scope === "admin" && principal.scope !== "admin") {
       return problem(c, "forbidden", `token ${principal.name} has scope ${principal.scope}: changes need a token with scope admin`);
     }
-    c.set("principal", principal);
     await next();
   };
 }

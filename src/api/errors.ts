@@ -13,8 +13,13 @@ export const errorBodySchema = z.object({
   }),
 });
 
+interface ErrorCodeInfo {
+  status: ContentfulStatusCode;
+  description: string;
+}
+
 /** Every error code the API returns, with its HTTP status (documented in openapi.json). */
-export const ERROR_CODES: Record<string, { status: ContentfulStatusCode; description: string }> = {
+export const ERROR_CODES = {
   unauthorized: { status: 401, description: "no Authorization: Bearer header, or an unknown, revoked or expired token" },
   forbidden: { status: 403, description: "the token's scope does not allow this (read tokens cannot change anything)" },
   not_found: { status: 404, description: "no such route" },
@@ -36,10 +41,15 @@ export const ERROR_CODES: Record<string, { status: ContentfulStatusCode; descrip
   not_running: { status: 409, description: "needs the running server (the CLI works on the data directory only)" },
   store_corrupt: { status: 500, description: "a stored record is unreadable" },
   internal: { status: 500, description: "unexpected failure: see the gateway log" },
-};
+} as const satisfies Record<string, ErrorCodeInfo>;
+
+/** A code a route may declare in its `errors`: a misspelt one does not compile. */
+export type ErrorCode = keyof typeof ERROR_CODES;
+
+export const errorCodeInfo = (code: string): ErrorCodeInfo | undefined => (ERROR_CODES as Record<string, ErrorCodeInfo>)[code];
 
 export function statusOf(code: string): ContentfulStatusCode {
-  return ERROR_CODES[code]?.status ?? (code.endsWith("_not_found") ? 404 : 400);
+  return errorCodeInfo(code)?.status ?? (code.endsWith("_not_found") ? 404 : 400);
 }
 
 export function problem(c: Context, code: string, message: string, details?: unknown): Response {

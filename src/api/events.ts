@@ -1,16 +1,16 @@
-import { Hono } from "hono";
+import type { Context } from "hono";
 import { streamSSE } from "hono/streaming";
+import type { ControlPlane } from "../control/control-plane.ts";
 import { gwEventSchema, type GwEvent } from "../control/events.ts";
-import type { ApiEnv } from "./api-env.ts";
 import { problem } from "./errors.ts";
-import type { RouteDoc } from "./route-doc.ts";
+import { route } from "./route.ts";
 
 /** A subscriber further behind than this loses events (counted in a `dropped` event) rather than growing memory. */
 const MAX_QUEUED = 1000;
 const HEARTBEAT_MS = 15_000;
 
-export const eventDocs: RouteDoc[] = [
-  {
+export const eventRoutes = [
+  route({
     method: "get",
     path: "/events",
     summary:
@@ -18,12 +18,13 @@ export const eventDocs: RouteDoc[] = [
     scope: "read",
     responses: [{ status: 200, description: "text/event-stream of events", schema: gwEventSchema, contentType: "text/event-stream" }],
     errors: ["not_running"],
-  },
+    // A stream, not a value: this route writes its own response.
+    raw: ({ control, c }) => (control.runtime ? streamEvents(c, control) : problem(c, "not_running", "events come from the running server: start 'gw serve' first")),
+  }),
 ];
 
-export const eventRoutes = new Hono<ApiEnv>().get("/events", (c) => {
-  const control = c.var.control;
-  if (!control.runtime) return problem(c, "not_running", "events come from the running server: start 'gw serve' first");
+/** Subscribes for as long as the client reads; a slow reader loses events (counted) rather than growing memory. */
+function streamEvents(c: Context, control: ControlPlane): Response {
   return streamSSE(c, async (stream) => {
     const queue: GwEvent[] = [];
     let dropped = 0;
@@ -63,4 +64,4 @@ export const eventRoutes = new Hono<ApiEnv>().get("/events", (c) => {
       unsubscribe();
     }
   });
-});
+}

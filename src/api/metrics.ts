@@ -1,16 +1,17 @@
-import { Hono } from "hono";
 import type { Status } from "../control/status.ts";
-import type { ApiEnv } from "./api-env.ts";
-import type { RouteDoc } from "./route-doc.ts";
+import { route } from "./route.ts";
 
-export const metricsDocs: RouteDoc[] = [
-  {
+export const metricsRoutes = [
+  route({
     method: "get",
     path: "/metrics",
     summary: "Prometheus text format: sessions, bytes, packets, auth outcomes by reason, DTLS vs CSTP share, drops by reason, tunnel-port connections refused and timed out by reason (also served at /metrics)",
     scope: "read",
     responses: [{ status: 200, description: "text/plain; version=0.0.4", contentType: "text/plain" }],
-  },
+    alsoAtRoot: true,
+    // Text, not JSON: this route writes its own response.
+    raw: ({ control, c }) => c.body(renderMetrics(control.status()), 200, { "Content-Type": "text/plain; version=0.0.4; charset=utf-8" }),
+  }),
 ];
 
 /** Label values escaped as the exposition format wants (backslash, quote, newline). */
@@ -60,7 +61,3 @@ export function renderMetrics(s: Status): string {
   }
   return `${out.join("\n")}\n`;
 }
-
-export const metricsRoutes = new Hono<ApiEnv>().get("/metrics", (c) =>
-  c.body(renderMetrics(c.var.control.status()), 200, { "Content-Type": "text/plain; version=0.0.4; charset=utf-8" }),
-);

@@ -1,46 +1,17 @@
 import { z } from "zod";
 import { VERSION } from "../version.ts";
-import { auditDocs } from "./audit.ts";
-import { banDocs } from "./bans.ts";
-import { configDocs } from "./config.ts";
-import { connectionDocs } from "./connections.ts";
-import { ERROR_CODES, errorBodySchema } from "./errors.ts";
-import { eventDocs } from "./events.ts";
-import { groupDocs } from "./groups.ts";
-import { metricsDocs } from "./metrics.ts";
-import type { RouteDoc } from "./route-doc.ts";
-import { statusDocs } from "./status.ts";
-import { tokenDocs } from "./tokens.ts";
-import { userDocs } from "./users.ts";
-
-export const allRouteDocs: RouteDoc[] = [
-  ...statusDocs,
-  ...connectionDocs,
-  ...userDocs,
-  ...groupDocs,
-  ...tokenDocs,
-  ...configDocs,
-  ...eventDocs,
-  ...auditDocs,
-  ...banDocs,
-  ...metricsDocs,
-  {
-    method: "get",
-    path: "/openapi.json",
-    summary: "This document",
-    scope: "read",
-    responses: [{ status: 200, description: "OpenAPI 3.1" }],
-  },
-];
+import { errorCodeInfo, ERROR_CODES, errorBodySchema } from "./errors.ts";
+import { API_PREFIX } from "./register-routes.ts";
+import type { RouteDoc } from "./route.ts";
 
 const COMMON_ERRORS = ["unauthorized", "forbidden", "invalid_json", "invalid_input", "unsupported_media_type", "body_too_large", "internal"];
 
 const schema = (s: z.ZodType, io: "input" | "output") => z.toJSONSchema(s, { io, unrepresentable: "any", target: "draft-2020-12" });
 
-/** The OpenAPI 3.1 document, generated from the same zod schemas that validate requests. */
-export function openApiDocument(): Record<string, unknown> {
+/** The OpenAPI 3.1 document of the route table, generated from the same zod schemas that validate requests. */
+export function openApiDocument(routes: readonly RouteDoc[]): Record<string, unknown> {
   const paths: Record<string, Record<string, unknown>> = {};
-  for (const doc of allRouteDocs) {
+  for (const doc of routes) {
     const codes = [...new Set([...(doc.body || doc.query ? COMMON_ERRORS : COMMON_ERRORS.filter((c) => !c.startsWith("invalid") && c !== "unsupported_media_type" && c !== "body_too_large")), ...(doc.errors ?? [])])].filter(
       (c) => doc.scope === "admin" || c !== "forbidden",
     );
@@ -53,12 +24,12 @@ export function openApiDocument(): Record<string, unknown> {
     }
     const byStatus = new Map<number, string[]>();
     for (const code of codes) {
-      const status = ERROR_CODES[code]!.status;
+      const status = errorCodeInfo(code)!.status;
       byStatus.set(status, [...(byStatus.get(status) ?? []), code]);
     }
     for (const [status, list] of byStatus) {
       responses[String(status)] = {
-        description: list.map((c) => `\`${c}\`: ${ERROR_CODES[c]!.description}`).join("; "),
+        description: list.map((c) => `\`${c}\`: ${errorCodeInfo(c)!.description}`).join("; "),
         content: { "application/json": { schema: { $ref: "#/components/schemas/Error" } } },
       };
     }
@@ -68,14 +39,15 @@ export function openApiDocument(): Record<string, unknown> {
       // Every query parameter has a default or is optional.
       for (const [name, s] of Object.entries(q.properties ?? {})) params.push({ name, in: "query", required: false, schema: s as never });
     }
-    const apiPath = doc.path === "/metrics" ? "/metrics" : `/api/v1${doc.path}`;
+    // A route also served at the root is documented there (Prometheus scrapes /metrics).
+    const apiPath = doc.alsoAtRoot ? doc.path : `${API_PREFIX}${doc.path}`;
     paths[apiPath] ??= {};
     paths[apiPath]![doc.method] = {
       summary: doc.summary,
       "x-scope": doc.scope,
       description: doc.scope === "admin" ? "Needs a token with scope admin." : "Any valid token (scope read or admin).",
       ...(params.length ? { parameters: params } : {}),
-      ...(doc.body ? { requestBody: { required: true, content: { "application/json": { schema: schema(doc.body, "input") } } } } : {}),
+      ...(doc.body ? { requestBody: { required: true, content: { "application/json": { schema: schema(doc.documentedBody ?? doc.body, "input") } } } } : {}),
       responses,
     };
   }

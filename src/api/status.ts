@@ -1,16 +1,13 @@
-import { Hono } from "hono";
 import { statusSchema } from "../control/status.ts";
-import type { ApiEnv } from "./api-env.ts";
-import type { RouteDoc } from "./route-doc.ts";
+import { route } from "./route.ts";
 
-export const statusDocs: RouteDoc[] = [
-  {
+export const statusRoutes = [
+  route({
     method: "get",
     path: "/status",
     summary: "Version, uptime, listeners, session counts by channel, traffic, auth outcomes, pool usage, TUN device",
     scope: "read",
     responses: [{ status: 200, description: "the gateway's status", schema: statusSchema }],
-  },
+    handler: ({ control }) => control.status(),
+  }),
 ];
-
-export const statusRoutes = new Hono<ApiEnv>().get("/status", (c) => c.json(c.var.control.status()));

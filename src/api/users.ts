@@ -1,11 +1,8 @@
-import { Hono } from "hono";
 import { z } from "zod";
 import { otpEnrolmentSchema, otpEnrolRequestSchema } from "../control/otp.ts";
 import { newUserSchema, userDocumentSchema, userViewSchema } from "../control/users.ts";
-import type { ApiEnv } from "./api-env.ts";
-import { fromGwError } from "./errors.ts";
-import type { RouteDoc } from "./route-doc.ts";
-import { jsonBody } from "./validate.ts";
+import { createdOrReplaced } from "./reply.ts";
+import { route } from "./route.ts";
 
 /** PATCH body: any subset of the document; null removes staticAddress. */
 export const userPatchSchema = z
@@ -18,9 +15,16 @@ export const userPatchSchema = z
   })
   .strict();
 
-export const userDocs: RouteDoc[] = [
-  { method: "get", path: "/users", summary: "All users", scope: "read", responses: [{ status: 200, description: "users", schema: z.array(userViewSchema) }] },
-  {
+export const userRoutes = [
+  route({
+    method: "get",
+    path: "/users",
+    summary: "All users",
+    scope: "read",
+    responses: [{ status: 200, description: "users", schema: z.array(userViewSchema) }],
+    handler: ({ control }) => control.users.list(),
+  }),
+  route({
     method: "post",
     path: "/users",
     summary: "Create a user (password write-only, stored as argon2id)",
@@ -28,9 +32,18 @@ export const userDocs: RouteDoc[] = [
     body: newUserSchema,
     responses: [{ status: 201, description: "created", schema: userViewSchema }],
     errors: ["user_exists", "group_not_found"],
-  },
-  { method: "get", path: "/users/{name}", summary: "One user", scope: "read", responses: [{ status: 200, description: "the user", schema: userViewSchema }], errors: ["user_not_found"] },
-  {
+    handler: ({ control, body, principal }) => control.users.create(body, principal.name),
+  }),
+  route({
+    method: "get",
+    path: "/users/{name}",
+    summary: "One user",
+    scope: "read",
+    responses: [{ status: 200, description: "the user", schema: userViewSchema }],
+    errors: ["user_not_found"],
+    handler: ({ control, params }) => control.users.get(params.name),
+  }),
+  route({
     method: "put",
     path: "/users/{name}",
     summary: "Create or replace a user (idempotent). Without password the current one is kept. disabled=true ends the user's sessions",
@@ -41,8 +54,12 @@ export const userDocs: RouteDoc[] = [
       { status: 201, description: "created", schema: userViewSchema },
     ],
     errors: ["group_not_found"],
-  },
-  {
+    handler: async ({ control, params, body, principal }) => {
+      const r = await control.users.replace(params.name, body, principal.name);
+      return r.ok ? createdOrReplaced(r.value.user, r.value.created) : r;
+    },
+  }),
+  route({
     method: "patch",
     path: "/users/{name}",
     summary: "Change some fields (JSON merge patch; null removes staticAddress). disabled=true ends the user's sessions",
@@ -50,16 +67,18 @@ export const userDocs: RouteDoc[] = [
     body: userPatchSchema,
     responses: [{ status: 200, description: "changed", schema: userViewSchema }],
     errors: ["user_not_found", "group_not_found"],
-  },
-  {
+    handler: ({ control, params, body, principal }) => control.users.patch(params.name, body, principal.name),
+  }),
+  route({
     method: "delete",
     path: "/users/{name}",
     summary: "Delete a user and end their sessions (204; 404 once it is gone)",
     scope: "admin",
     responses: [{ status: 204, description: "deleted" }],
     errors: ["user_not_found"],
-  },
-  {
+    handler: ({ control, params, principal }) => control.users.remove(params.name, principal.name),
+  }),
+  route({
     method: "post",
     path: "/users/{name}/otp",
     summary: "Enrol the user for one-time codes (TOTP, 30 s, 6 digits, SHA-1): the only time the secret is shown. Body: {}",
@@ -67,44 +86,15 @@ export const userDocs: RouteDoc[] = [
     body: otpEnrolRequestSchema,
     responses: [{ status: 201, description: "enrolled: base32 secret, otpauth:// URI and its QR code as SVG", schema: otpEnrolmentSchema }],
     errors: ["user_not_found", "otp_already_enrolled", "otp_key_unavailable"],
-  },
-  {
+    handler: ({ control, params, principal }) => control.otp.enroll(params.name, principal.name),
+  }),
+  route({
     method: "delete",
     path: "/users/{name}/otp",
     summary: "Remove the user's OTP enrolment (204); groups that require otp refuse the user until enrolled again",
     scope: "admin",
     responses: [{ status: 204, description: "reset" }],
     errors: ["user_not_found", "otp_not_enrolled"],
-  },
+    handler: ({ control, params, principal }) => control.otp.reset(params.name, principal.name),
+  }),
 ];
-
-export const userRoutes = new Hono<ApiEnv>()
-  .get("/users", (c) => c.json(c.var.control.users.list()))
-  .post("/users", jsonBody(newUserSchema), async (c) => {
-    const r = await c.var.control.users.create(c.req.valid("json"), c.var.principal.name);
-    return r.ok ? c.json(r.value, 201) : fromGwError(c, r.error);
-  })
-  .get("/users/:name", (c) => {
-    const r = c.var.control.users.get(c.req.param("name"));
-    return r.ok ? c.json(r.value) : fromGwError(c, r.error);
-  })
-  .put("/users/:name", jsonBody(userDocumentSchema), async (c) => {
-    const r = await c.var.control.users.replace(c.req.param("name"), c.req.valid("json"), c.var.principal.name);
-    return r.ok ? c.json(r.value.user, r.value.created ? 201 : 200) : fromGwError(c, r.error);
-  })
-  .patch("/users/:name", jsonBody(userPatchSchema), async (c) => {
-    const r = await c.var.control.users.patch(c.req.param("name"), c.req.valid("json"), c.var.principal.name);
-    return r.ok ? c.json(r.value) : fromGwError(c, r.error);
-  })
-  .delete("/users/:name", (c) => {
-    const r = c.var.control.users.remove(c.req.param("name"), c.var.principal.name);
-    return r.ok ? c.body(null, 204) : fromGwError(c, r.error);
-  })
-  .post("/users/:name/otp", jsonBody(otpEnrolRequestSchema), (c) => {
-    const r = c.var.control.otp.enroll(c.req.param("name"), c.var.principal.name);
-    return r.ok ? c.json(r.value, 201) : fromGwError(c, r.error);
-  })
-  .delete("/users/:name/otp", (c) => {
-    const r = c.var.control.otp.reset(c.req.param("name"), c.var.principal.name);
-    return r.ok ? c.body(null, 204) : fromGwError(c, r.error);
-  });

@@ -30,30 +30,23 @@ export class GroupService {
     private readonly context?: ChangeContext,
   ) {}
 
+  /** For callers holding unchecked input (tests, scripts): validates once, then creates. The API validates at its edge and calls create. */
   add(name: string, policyInput: unknown, actor: Actor = "local-cli"): Result<GroupView> {
-    const parsedName = groupNameSchema.safeParse(name);
-    if (!parsedName.success) return validationError(parsedName.error, "group name");
+    const badName = checkGroupName(name);
+    if (badName) return badName;
     const policy = groupPolicySchema.safeParse(policyInput);
     if (!policy.success) return validationError(policy.error, `policy for group ${name}`);
-    const record: GroupRecord = { name, policyJson: JSON.stringify(policy.data), createdAt: this.now() };
-    const added = this.store.transaction(() => {
-      if (this.store.getGroup(name)) return false;
-      this.store.insertGroup(record);
-      this.context?.audit.record(actor, "group.create", name, null, this.view(record));
-      return true;
-    });
-    if (!added) return err("group_exists", `group ${name} already exists: use 'gw group set' to change it`);
-    this.context?.events.emit({ type: "group.created", name, actor });
-    return ok(this.view(record));
+    return this.insert(name, policy.data, actor);
   }
 
-  /** PUT: creates the group or replaces its whole policy. Idempotent. */
-  replace(name: string, policyInput: unknown, actor: Actor): Result<{ group: GroupView; created: boolean }> {
-    const parsedName = groupNameSchema.safeParse(name);
-    if (!parsedName.success) return validationError(parsedName.error, "group name");
-    const policy = groupPolicySchema.safeParse(policyInput);
-    if (!policy.success) return validationError(policy.error, `policy for group ${name}`);
-    return this.write(name, policy.data, actor);
+  /** POST: a policy its caller validated (groupPolicySchema). The name is a store key: checked here. */
+  create(name: string, policy: GroupPolicy, actor: Actor): Result<GroupView> {
+    return checkGroupName(name) ?? this.insert(name, policy, actor);
+  }
+
+  /** PUT: creates the group or replaces its whole policy (validated by the caller). Idempotent. */
+  replace(name: string, policy: GroupPolicy, actor: Actor): Result<{ group: GroupView; created: boolean }> {
+    return checkGroupName(name) ?? this.write(name, policy, actor);
   }
 
   /** PATCH: a merge patch of the policy (null removes an optional field), validated as a whole. */
@@ -102,6 +95,19 @@ export class GroupService {
     return parseStoredPolicy(record);
   }
 
+  private insert(name: string, policy: GroupPolicy, actor: Actor): Result<GroupView> {
+    const record: GroupRecord = { name, policyJson: JSON.stringify(policy), createdAt: this.now() };
+    const added = this.store.transaction(() => {
+      if (this.store.getGroup(name)) return false;
+      this.store.insertGroup(record);
+      this.context?.audit.record(actor, "group.create", name, null, this.view(record));
+      return true;
+    });
+    if (!added) return err("group_exists", `group ${name} already exists: use 'gw group set' to change it`);
+    this.context?.events.emit({ type: "group.created", name, actor });
+    return ok(this.view(record));
+  }
+
   private write(name: string, policy: GroupPolicy, actor: Actor): Result<{ group: GroupView; created: boolean }> {
     const result = this.store.transaction(() => {
       const existing = this.store.getGroup(name);
@@ -126,6 +132,12 @@ export class GroupService {
       createdAt: record.createdAt,
     };
   }
+}
+
+/** Group names come from paths and bodies the API takes as plain strings; they are store keys. */
+function checkGroupName(name: string): Result<never> | undefined {
+  const parsed = groupNameSchema.safeParse(name);
+  return parsed.success ? undefined : validationError(parsed.error, "group name");
 }
 
 function parseStoredPolicy(record: GroupRecord): Result<GroupPolicy> {

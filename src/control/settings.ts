@@ -63,10 +63,14 @@ export class SettingsService {
     return { valid: true, problems: [], ...this.effects(parsed.data) };
   }
 
+  /** For callers holding unchecked input (tests, fuzzing): validates once, then writes. The API validates at its edge and calls write. */
   replace(input: unknown, actor: Actor): Result<SettingsChange> {
     const parsed = gatewaySettingsSchema.safeParse(input);
-    if (!parsed.success) return validationError(parsed.error, "configuration");
-    const next = parsed.data;
+    return parsed.success ? ok(this.write(parsed.data, actor)) : validationError(parsed.error, "configuration");
+  }
+
+  /** Stores a document its caller validated (gatewaySettingsSchema) and applies the live settings. */
+  write(next: GatewaySettings, actor: Actor): SettingsChange {
     const effects = this.effects(next);
     this.store.transaction(() => {
       const before = readStoredSettings(this.store);
@@ -79,7 +83,7 @@ export class SettingsService {
       this.running.applyLive(live);
     }
     this.events.emit({ type: "config.updated", actor, restartRequired: effects.restartRequired });
-    return ok({ config: next, ...effects });
+    return { config: next, ...effects };
   }
 
   private effects(next: GatewaySettings): { restartRequired: string[]; overriddenByFlags: string[] } {

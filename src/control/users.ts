@@ -36,6 +36,7 @@ export const userDocumentSchema = z
   .strict();
 export const newUserSchema = userDocumentSchema.extend({ name: userNameSchema }).strict();
 export type UserDocument = z.infer<typeof userDocumentSchema>;
+export type NewUserDocument = z.infer<typeof newUserSchema>;
 
 export const userViewSchema = z.object({
   name: z.string(),
@@ -76,28 +77,25 @@ export class UserService {
     private readonly context?: ChangeContext,
   ) {}
 
+  /** For callers holding unchecked input (tests, scripts): validates once, then creates. The API validates at its edge and calls create. */
   async add(input: NewUser, actor: Actor = "local-cli"): Promise<Result<UserView>> {
     const doc = newUserSchema.safeParse(input);
     if (!doc.success) return validationError(doc.error, `user ${input.name}`);
-    if (this.store.getUser(input.name)) return err("user_exists", `user ${input.name} already exists`);
-    const result = await this.write(doc.data.name, doc.data, actor, "create");
+    return this.create(doc.data, actor);
+  }
+
+  /** POST: a document its caller validated (newUserSchema). */
+  async create(doc: NewUserDocument, actor: Actor): Promise<Result<UserView>> {
+    if (this.store.getUser(doc.name)) return err("user_exists", `user ${doc.name} already exists`);
+    const result = await this.write(doc.name, doc, actor, "create");
     return result.ok ? ok(result.value.user) : result;
   }
 
-  /** POST: the body is validated first (every problem with its path). */
-  create(input: unknown, actor: Actor): Promise<Result<UserView>> {
-    const doc = newUserSchema.safeParse(input);
-    if (!doc.success) return Promise.resolve(validationError(doc.error, "user"));
-    return this.add(doc.data, actor);
-  }
-
-  /** PUT: creates the user or replaces every field; without `password` the current one is kept. */
-  async replace(name: string, input: unknown, actor: Actor): Promise<Result<{ user: UserView; created: boolean }>> {
+  /** PUT: creates the user or replaces every field; without `password` the current one is kept. The name comes from the path: checked here. */
+  async replace(name: string, doc: UserDocument, actor: Actor): Promise<Result<{ user: UserView; created: boolean }>> {
     const parsedName = userNameSchema.safeParse(name);
     if (!parsedName.success) return validationError(parsedName.error, "user name");
-    const doc = userDocumentSchema.safeParse(input);
-    if (!doc.success) return validationError(doc.error, `user ${name}`);
-    return this.write(name, doc.data, actor, "upsert");
+    return this.write(name, doc, actor, "upsert");
   }
 
   /** PATCH: a merge patch (null removes staticAddress), validated as a whole. */

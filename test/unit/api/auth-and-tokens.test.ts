@@ -1,5 +1,5 @@
 import { describe, expect, test } from "bun:test";
-import { allRouteDocs } from "../../../src/api/openapi.ts";
+import { apiRoutes as allRouteDocs } from "../../../src/api/route-table.ts";
 import { apiFixture, paths } from "./fixture.ts";
 
 /** Every documented route, with a concrete path. */
