@@ -66,11 +66,15 @@ export function createTopology(tag: string): Topology {
   return topology;
 }
 
-/** A namespace with only loopback up, for tests that run gw alone (startup, settings). */
-export function createLoopbackNamespace(tag: string): { name: string; destroy(): void } {
+/**
+ * A namespace with only loopback up, for tests that run gw alone (startup, settings). Forwarding
+ * is on, as on a gateway host (gw serve warns when it is off); `forwarding: false` leaves it off.
+ */
+export function createLoopbackNamespace(tag: string, o: { forwarding?: boolean } = {}): { name: string; destroy(): void } {
   const name = `gw${tag}${process.pid % 100000}`;
   execFileSync("ip", ["netns", "add", name]);
   execFileSync("ip", ["-n", name, "link", "set", "lo", "up"]);
+  if (o.forwarding !== false) execFileSync("ip", ["netns", "exec", name, "sysctl", "-qw", "net.ipv4.ip_forward=1"]);
   return {
     name,
     destroy() {
