@@ -4,6 +4,7 @@ import type { UserRecord } from "../../store/records.ts";
 import type { GroupPolicy } from "../group-policy.ts";
 import type { AuthFactor } from "./auth-methods.ts";
 import type { FormField, SsoPrompt } from "./login-form.ts";
+import type { RetryPolicy } from "./retry-policy.ts";
 
 /** What the tunnel front knows about the client making a login request. */
 export interface LoginClient {
@@ -36,12 +37,12 @@ export interface LoginContext {
   group?: { name: string; policy: GroupPolicy };
   /** Factors still to pass after identification, in order. */
   pending: AuthFactor[];
-  /** A certificate that failed once is not tried again in this attempt (password may follow). */
-  certificateFailed?: boolean;
+  /** Factors set aside for the rest of this login (a certificate that failed once: a password may follow). */
+  setAside?: Set<AuthFactor>;
   /** Name typed in an earlier attempt, for the next form's default. */
   lastUserName?: string;
-  /** Wrong answers to a later factor (a one-time code) in this attempt. */
-  retries?: number;
+  /** Wrong answers since the login (re)started: a step asked again counts them against its limit. */
+  wrongAnswers?: number;
 }
 
 export type StepResult =
@@ -57,6 +58,8 @@ export type StepResult =
  */
 export interface AuthStep {
   readonly factor: AuthFactor;
+  /** What a failure of this step leads to (ask again, start over, end the login). */
+  readonly retry: RetryPolicy;
   message(context: LoginContext): string;
   fields(context: LoginContext): FormField[];
   submit(context: LoginContext, answers: ReadonlyMap<string, string>, client: LoginClient): Promise<StepResult>;

@@ -2,6 +2,7 @@ import { certificateMatchesUser, type CertUserAttribute, type ClientCertificateI
 import type { UserRecord } from "../../store/records.ts";
 import type { AuthStep, LoginClient, LoginContext, StepResult } from "./auth-step.ts";
 import type { FormField } from "./login-form.ts";
+import { presentedWithConnection } from "./retry-policy.ts";
 
 export interface CertificateStepOptions {
   /** The stored user of this exact name, if any. */
@@ -25,6 +26,12 @@ const ATTRIBUTE_NAMES: Record<CertUserAttribute, string> = {
  */
 export class CertificateStep implements AuthStep {
   readonly factor = "certificate";
+  /**
+   * The certificate comes with the TLS connection: asking again would present the same one. A bad
+   * one gives way to another identifying factor if the group allows one (else the login ends); a
+   * good one whose user's group takes no certificate gives way to that group's password.
+   */
+  readonly retry = presentedWithConnection("password");
 
   constructor(private readonly o: CertificateStepOptions) {}
 

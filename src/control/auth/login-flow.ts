@@ -1,5 +1,4 @@
 import { RateLimitedLog } from "../rate-limited-log.ts";
-import { randomBytes } from "node:crypto";
 import type { UserRecord } from "../../store/records.ts";
 import { compilePolicy, emptyPolicy, policyHash, type GroupPolicy } from "../group-policy.ts";
 import type { EventBus } from "../events.ts";
@@ -9,8 +8,11 @@ import { staticAddressOf, type UserService } from "../users.ts";
 import { chainStartingWith, DEFAULT_AUTH, formatAuthMethods, parseAuthMethods, type AuthFactor, type AuthMethods } from "./auth-methods.ts";
 import type { AuthStats } from "./auth-stats.ts";
 import type { AuthStep, LoginClient, LoginContext, StepResult } from "./auth-step.ts";
+import { LoginContexts } from "./login-contexts.ts";
+import { LoginFailures, type Refused } from "./login-failures.ts";
 import type { LoginGuard } from "./login-guard.ts";
 import type { LoginForm } from "./login-form.ts";
+import { afterGroupRefused, afterNotAccepted, afterWrongAnswer, type RetryDecision } from "./retry-policy.ts";
 import { logLine, type Log } from "../../log/log-line.ts";
 
 export interface LoginRequest {
@@ -26,8 +28,7 @@ export interface LoginRequest {
 export type LoginOutcome =
   | { kind: "form"; contextId: string; form: LoginForm }
   | { kind: "success"; session: Session; token: string }
-  /** retryAfterSeconds: the client is banned for that long (brute-force protection). */
-  | { kind: "refused"; message: string; retryAfterSeconds?: number };
+  | Refused;
 
 export interface LoginFlowOptions {
   users: UserService;
@@ -52,114 +53,135 @@ export interface LoginFlowOptions {
   maxContexts?: number;
 }
 
-/** Wrong one-time codes allowed in one login before it must start over (with the password). */
-export const MAX_CODE_ATTEMPTS = 3;
-
 /** The group option meaning "the user's own first group"; group names cannot contain parentheses. */
 export const DEFAULT_GROUP_CHOICE = "(default)";
 
-/** Runs a login through its group's pipeline of steps and creates the session at the end. */
+const NO_ANSWERS: ReadonlyMap<string, string> = new Map();
+
+/** After a step: the login's answer now, or on to the next step (`error`: for its form, replacing the last). */
+type Next = { answer: LoginOutcome } | { error?: string };
+const ONWARD: Next = {};
+
+/**
+ * Steps one request may run. The longest real path is a few (certificate, a wrong password, the
+ * certificate again, the password form); a step without fields whose policy starts over on its
+ * own failure would run forever, so the loop refuses instead.
+ */
+const MAX_STEPS_PER_REQUEST = 16;
+
+/**
+ * Runs a login through its group's pipeline of steps and creates the session at the end. The
+ * pipeline is one loop: what differs between factors is each step's (its fields, its retry
+ * policy); every refusal goes through LoginFailures.refuse.
+ */
 export class LoginFlow {
-  private readonly contexts = new Map<string, LoginContext>();
-  private readonly ttl: number;
-  private readonly maxContexts: number;
+  private readonly contexts: LoginContexts;
+  private readonly failures: LoginFailures;
   /** "The gateway is full" is said once per interval, however many clients hear it. */
   private readonly full: RateLimitedLog;
 
   constructor(private readonly o: LoginFlowOptions) {
-    this.ttl = o.contextTtlMs ?? 5 * 60_000;
-    this.maxContexts = o.maxContexts ?? 10_000;
+    this.contexts = new LoginContexts({ now: o.now, ttlMs: o.contextTtlMs, maxContexts: o.maxContexts });
+    this.failures = new LoginFailures({ stats: o.stats, guard: o.guard, events: o.events, log: o.log, endLogin: (context) => this.contexts.end(context) });
     this.full = new RateLimitedLog(10_000, o.now, o.log);
   }
 
   async handle(request: LoginRequest): Promise<LoginOutcome> {
-    const context = this.contextFor(request);
+    const context = this.contexts.open(request.contextId);
     if (request.group === DEFAULT_GROUP_CHOICE) context.requestedGroup = undefined;
     else if (request.group !== undefined && request.group !== "") context.requestedGroup = request.group;
     const ban = this.o.guard?.check(request.client.ip, typedName(request) ?? context.lastUserName);
     if (ban) {
-      this.fail("banned", request, context, false);
-      return { kind: "refused", message: ban.message, retryAfterSeconds: ban.retryAfterSeconds };
+      const refusal = { reason: "banned", message: ban.message, retryAfterSeconds: ban.retryAfterSeconds, counts: false, endsLogin: false };
+      return this.failures.refuse(refusal, request.client, context);
     }
-    if (request.kind === "init") return this.advance(this.restart(context), request);
-    const factor = this.currentFactor(context, request);
-    const step = factor && this.o.steps[factor];
-    if (!step || step.fields(context).length === 0) return this.advance(context, request);
-    return this.apply(context, request, factor, await step.submit(context, request.answers, request.client));
+    if (request.kind === "init") restart(context);
+    return this.run(context, request);
   }
 
-  /** Runs the steps that need no answer (a certificate) until one needs a form, or the login completes. */
-  private async advance(context: LoginContext, request: LoginRequest, error?: string): Promise<LoginOutcome> {
-    const factor = this.currentFactor(context, request);
-    if (factor === undefined) return this.complete(context, request);
-    const step = this.o.steps[factor];
-    if (!step) {
-      this.fail("method_unavailable", request, context);
-      return { kind: "refused", message: `This gateway cannot check ${factor} logins: contact your administrator.` };
+  /**
+   * The pipeline: steps run in turn until one needs a form, the login completes, or it is refused.
+   * The request's answers go to the first step only, if it asks for them; steps without fields
+   * (a certificate) run without asking.
+   */
+  private async run(context: LoginContext, request: LoginRequest): Promise<LoginOutcome> {
+    let answers = request.kind === "answer" ? request.answers : undefined;
+    let error: string | undefined;
+    for (let turn = 0; turn < MAX_STEPS_PER_REQUEST; turn++) {
+      const factor = this.currentFactor(context, request);
+      if (factor === undefined) return this.complete(context, request);
+      const step = this.o.steps[factor];
+      if (!step) {
+        const message = `This gateway cannot check ${factor} logins: contact your administrator.`;
+        return this.failures.refuse({ reason: "method_unavailable", message, endsLogin: false }, request.client, context);
+      }
+      const asks = step.fields(context).length > 0;
+      if (asks && !answers) return this.prompt(context, step, request, error);
+      const result = await step.submit(context, asks ? answers! : NO_ANSWERS, request.client);
+      answers = undefined;
+      const next = this.settle(context, request, step, result);
+      if ("answer" in next) return next.answer;
+      error = next.error ?? error;
     }
-    if (step.fields(context).length > 0) return this.prompt(context, step, request, error);
-    return this.apply(context, request, factor, await step.submit(context, new Map(), request.client), error);
+    this.o.log(logLine`login of ${context.lastUserName ?? "-"} ran ${MAX_STEPS_PER_REQUEST} steps without asking: a step without fields starts over on its own failure`);
+    const message = "This login cannot complete on this gateway: contact your administrator.";
+    return this.failures.refuse({ reason: "login_loop", message, counts: false }, request.client, context);
   }
 
-  /** Records a step's result and says what comes next; `carried`: the previous attempt's error, for the next form. */
-  private async apply(context: LoginContext, request: LoginRequest, factor: AuthFactor, result: StepResult, carried?: string): Promise<LoginOutcome> {
-    if (result.kind === "retry" && factor === "certificate") {
-      // A bad or missing certificate: a password (or SSO) may still identify the user, if allowed.
-      context.certificateFailed = true;
-      const others = this.identifyingFactors(context.requestedGroup);
-      others.delete("certificate");
-      if (context.user || others.size === 0) result = { kind: "refused", error: result.error, reason: result.reason };
-    }
-    if (result.kind === "retry" && context.user && factor === "otp") {
-      // A wrong code asks for the code again (not the password), a few times per login.
-      this.fail(result.reason, request, context);
-      context.retries = (context.retries ?? 0) + 1;
-      if (context.retries < MAX_CODE_ATTEMPTS) return this.advance(context, request, result.error);
-      this.contexts.delete(context.id);
-      return { kind: "refused", message: `Too many wrong one-time codes (${MAX_CODE_ATTEMPTS}): log in again.` };
-    }
+  /** What a step's result leads to. */
+  private settle(context: LoginContext, request: LoginRequest, step: AuthStep, result: StepResult): Next {
+    if (result.kind === "refused") return { answer: this.failures.refuse({ reason: result.reason, message: result.error }, request.client, context) };
     if (result.kind === "retry") {
-      this.fail(result.reason, request, context);
-      return this.advance(this.restart(context), request, result.error);
-    }
-    if (result.kind === "refused") {
-      this.fail(result.reason, request, context);
-      this.contexts.delete(context.id);
-      return { kind: "refused", message: result.error };
+      context.wrongAnswers = (context.wrongAnswers ?? 0) + 1;
+      const decision = afterWrongAnswer(step.retry, {
+        wrongAnswers: context.wrongAnswers,
+        canIdentifyOtherwise: () => !context.user && [...this.identifyingFactors(context.requestedGroup)].some((f) => f !== step.factor),
+      });
+      return this.follow(decision, { reason: result.reason, message: result.error }, context, request, step);
     }
     if (context.user) {
       context.pending.shift();
-      return this.advance(context, request, carried);
+      return ONWARD;
     }
-    // The user is known now: their group decides which factors must follow.
-    context.user = result.user;
-    context.identifiedBy = factor;
-    const group = this.resolveGroup(result.user, context.requestedGroup);
-    if ("error" in group) {
-      this.fail(group.reason, request, context);
-      if (factor === "certificate") {
-        // Asking again would present the same certificate: say so once and stop.
-        this.contexts.delete(context.id);
-        return { kind: "refused", message: group.error };
-      }
-      return this.advance(this.restart(context), request, group.error);
-    }
+    return this.identify(context, request, step, result.user);
+  }
+
+  /** The user is known now: their group decides which factors must follow. */
+  private identify(context: LoginContext, request: LoginRequest, step: AuthStep, user: UserRecord): Next {
+    context.user = user;
+    context.identifiedBy = step.factor;
+    const group = this.resolveGroup(user, context.requestedGroup);
+    if ("error" in group) return this.follow(afterGroupRefused(step.retry), { reason: group.reason, message: group.error }, context, request, step);
     const methods = this.methodsOf(group.policy.auth);
-    const chain = chainStartingWith(methods, factor);
-    if (!chain && factor === "certificate" && chainStartingWith(methods, "password")) {
-      // A certificate the client presents anyway (one per client, not per gateway): log in with the password.
-      context.certificateFailed = true;
-      return this.advance(this.restart(context), request, carried);
-    }
+    const chain = chainStartingWith(methods, step.factor);
     if (!chain) {
-      this.fail("method_not_allowed", request, context);
-      this.contexts.delete(context.id);
+      const decision = afterNotAccepted(step.retry, (f) => chainStartingWith(methods, f) !== undefined);
+      if (decision.kind === "startOver") {
+        // Not a failure: the client offered what this group does not take (a certificate, one per client).
+        setAside(context, step.factor);
+        restart(context);
+        return ONWARD;
+      }
       const name = group.name || "(none)";
-      return { kind: "refused", message: `Group ${name} does not accept a ${factor} login: it requires ${formatAuthMethods(methods)}.` };
+      const message = `Group ${name} does not accept a ${step.factor} login: it requires ${formatAuthMethods(methods)}.`;
+      return { answer: this.failures.refuse({ reason: "method_not_allowed", message }, request.client, context) };
     }
     context.group = group;
     context.pending = chain.slice(1);
-    return this.advance(context, request, carried);
+    return ONWARD;
+  }
+
+  /** Carries out a retry decision for a failure of `step`; the failure is recorded either way. */
+  private follow(decision: RetryDecision, failure: { reason: string; message: string }, context: LoginContext, request: LoginRequest, step: AuthStep): Next {
+    if (decision.kind === "end") {
+      return { answer: this.failures.refuse({ reason: failure.reason, message: decision.message ?? failure.message }, request.client, context) };
+    }
+    this.failures.note(failure, request.client, context);
+    if (decision.kind === "startOver") {
+      if (decision.setAside) setAside(context, step.factor);
+      restart(context);
+    }
+    return { error: failure.message };
   }
 
   /** The next factor: the identifying one until the user is known, then what the group's chain requires. */
@@ -167,7 +189,7 @@ export class LoginFlow {
     if (context.user) return context.pending[0];
     const allowed = this.identifyingFactors(context.requestedGroup);
     const certificate = request.client.certificate;
-    if (allowed.has("certificate") && !context.certificateFailed && certificate) return "certificate";
+    if (allowed.has("certificate") && !context.setAside?.has("certificate") && certificate) return "certificate";
     if (allowed.has("password")) return "password";
     if (allowed.has("saml")) return "saml";
     return "certificate"; // certificate-only and none sent: its step says what is missing, once
@@ -192,18 +214,17 @@ export class LoginFlow {
     const group = context.group ?? { name: "", policy: emptyPolicy };
     const cap = this.o.maxSessions?.() ?? 0;
     if (cap > 0 && this.o.sessions.size >= cap) {
-      this.fail("gateway_full", request, context, false, false);
+      const message = `The gateway is at its limit of ${cap} sessions: try again later.`;
+      const refused = this.failures.refuse({ reason: "gateway_full", message, counts: false, logged: false }, request.client, context);
       this.full.say(logLine`login refused: the gateway holds ${this.o.sessions.size} sessions, its cap (maxSessions ${cap})`);
-      this.contexts.delete(context.id);
-      return { kind: "refused", message: `The gateway is at its limit of ${cap} sessions: try again later.` };
+      return refused;
     }
     const live = this.o.sessions.list().filter((s) => s.user === user.name).length;
     const limit = group.policy.maxSessionsPerUser ?? this.o.defaultMaxSessionsPerUser?.() ?? 0;
     if (limit > 0 && live >= limit) {
-      this.fail("too_many_sessions", request, context);
-      this.contexts.delete(context.id);
       const whose = group.policy.maxSessionsPerUser !== undefined ? `group ${group.name}` : "this gateway";
-      return { kind: "refused", message: `You already have ${live} session(s), the most ${whose} allows: disconnect one first.` };
+      const message = `You already have ${live} session(s), the most ${whose} allows: disconnect one first.`;
+      return this.failures.refuse({ reason: "too_many_sessions", message }, request.client, context);
     }
     // Per-user overrides: routes added to the group's; a static address is handed to the session.
     const overrides = this.o.users.overridesOf(user);
@@ -212,11 +233,10 @@ export class LoginFlow {
       : group.policy;
     const staticAddress = staticAddressOf(overrides);
     if (staticAddress !== undefined && this.o.reserveAddress && !this.o.reserveAddress(staticAddress)) {
-      this.fail("static_address_unavailable", request, context);
-      this.contexts.delete(context.id);
-      return { kind: "refused", message: `Your fixed address ${overrides.staticAddress} is in use or outside the address pool: contact your administrator.` };
+      const message = `Your fixed address ${overrides.staticAddress} is in use or outside the address pool: contact your administrator.`;
+      return this.failures.refuse({ reason: "static_address_unavailable", message }, request.client, context);
     }
-    this.contexts.delete(context.id);
+    this.contexts.end(context);
     const { session, token } = this.o.sessions.create({
       user: user.name,
       group: group.name,
@@ -253,11 +273,7 @@ export class LoginFlow {
 
   private prompt(context: LoginContext, step: AuthStep, request: LoginRequest, error?: string): LoginOutcome {
     const sso = step.sso?.(context, request.client);
-    if (sso && !sso.ok) {
-      this.fail(sso.error.code, request, context, false);
-      this.contexts.delete(context.id);
-      return { kind: "refused", message: sso.error.message };
-    }
+    if (sso && !sso.ok) return this.failures.refuse({ reason: sso.error.code, message: sso.error.message, counts: false }, request.client, context);
     const first = !context.user;
     const groupNames = this.o.groups.list().map((g) => g.name);
     const form: LoginForm = {
@@ -276,42 +292,20 @@ export class LoginFlow {
     };
     return { kind: "form", contextId: context.id, form };
   }
+}
 
-  private restart(context: LoginContext): LoginContext {
-    context.user = undefined;
-    context.identifiedBy = undefined;
-    context.group = undefined;
-    context.pending = [];
-    context.retries = undefined;
-    return context;
-  }
+/** Back to the identifying step: the user, their group and the factors still due are forgotten. */
+function restart(context: LoginContext): void {
+  context.user = undefined;
+  context.identifiedBy = undefined;
+  context.group = undefined;
+  context.pending = [];
+  context.wrongAnswers = undefined;
+}
 
-  /** `logged` false: the caller says it once per interval instead (a refusal a crowd can trigger). */
-  private fail(reason: string, request: LoginRequest, context: LoginContext, counts = true, logged = true): void {
-    this.o.stats.failure(reason);
-    if (counts) this.o.guard?.failure(request.client.ip, context.lastUserName ?? context.user?.name);
-    this.o.events?.emit({ type: "auth.failure", user: context.lastUserName ?? null, reason, peer: request.client.peer });
-    if (logged) this.o.log(logLine`login failed reason=${reason} user=${context.lastUserName ?? "-"} peer=${request.client.peer}`);
-  }
-
-  private contextFor(request: LoginRequest): LoginContext {
-    const now = this.o.now();
-    const existing = request.contextId ? this.contexts.get(request.contextId) : undefined;
-    if (existing && now - existing.createdAt <= this.ttl) return existing;
-    if (existing) this.contexts.delete(existing.id);
-    this.evict(now);
-    const context: LoginContext = { id: randomBytes(16).toString("base64url"), createdAt: now, pending: [] };
-    this.contexts.set(context.id, context);
-    return context;
-  }
-
-  /** Bounded: expired contexts go first, then the oldest (a flood of inits cannot grow memory). */
-  private evict(now: number): void {
-    for (const [id, c] of this.contexts) {
-      if (now - c.createdAt <= this.ttl && this.contexts.size < this.maxContexts) break;
-      this.contexts.delete(id);
-    }
-  }
+/** This factor is not tried again in this login (restart keeps that). */
+function setAside(context: LoginContext, factor: AuthFactor): void {
+  (context.setAside ??= new Set()).add(factor);
 }
 
 function typedName(request: LoginRequest): string | undefined {

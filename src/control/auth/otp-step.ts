@@ -1,11 +1,15 @@
 import type { OtpService } from "../otp.ts";
 import type { AuthStep, LoginContext, StepResult } from "./auth-step.ts";
 import type { FormField } from "./login-form.ts";
+import { askAgain } from "./retry-policy.ts";
 import { verifyTotp } from "./totp.ts";
 import { logLine, type Log } from "../../log/log-line.ts";
 
 /** Codes one step either side of now are accepted (clock drift, typing time). */
 export const OTP_WINDOW = 1;
+
+/** Wrong one-time codes allowed in one login before it must start over (with the password). */
+export const MAX_CODE_ATTEMPTS = 3;
 
 /**
  * The one-time code after the user is known (factor "otp"): the spec's challenge, a text input
@@ -14,6 +18,8 @@ export const OTP_WINDOW = 1;
  */
 export class OtpStep implements AuthStep {
   readonly factor = "otp";
+  /** A wrong code asks for the code again (not the password), a few times per login. */
+  readonly retry = askAgain(MAX_CODE_ATTEMPTS, `Too many wrong one-time codes (${MAX_CODE_ATTEMPTS}): log in again.`);
 
   constructor(
     private readonly otp: OtpService,

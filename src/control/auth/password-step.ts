@@ -1,6 +1,7 @@
 import type { UserService } from "../users.ts";
 import type { AuthStep, LoginContext, StepResult } from "./auth-step.ts";
 import type { FormField } from "./login-form.ts";
+import { START_OVER } from "./retry-policy.ts";
 
 /**
  * User name and password, checked against the stored argon2id hash. After a certificate
@@ -8,6 +9,8 @@ import type { FormField } from "./login-form.ts";
  */
 export class PasswordStep implements AuthStep {
   readonly factor = "password";
+  /** A wrong password starts the login over (after a certificate, the certificate runs again first). */
+  readonly retry = START_OVER;
 
   constructor(private readonly users: UserService) {}
 

@@ -1,9 +1,9 @@
 import { describe, expect, test } from "bun:test";
 import { createHash } from "node:crypto";
 import { AuthStats } from "../../../src/control/auth/auth-stats.ts";
-import { LoginFlow, MAX_CODE_ATTEMPTS, type LoginOutcome } from "../../../src/control/auth/login-flow.ts";
+import { LoginFlow, type LoginOutcome } from "../../../src/control/auth/login-flow.ts";
 import { LoginGuard } from "../../../src/control/auth/login-guard.ts";
-import { OtpStep } from "../../../src/control/auth/otp-step.ts";
+import { MAX_CODE_ATTEMPTS, OtpStep } from "../../../src/control/auth/otp-step.ts";
 import { PasswordStep } from "../../../src/control/auth/password-step.ts";
 import { generateSecretBoxKey } from "../../../src/control/auth/secret-box.ts";
 import { base32Decode, totpCode } from "../../../src/control/auth/totp.ts";

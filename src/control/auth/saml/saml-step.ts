@@ -2,6 +2,7 @@ import { err, ok, type Result } from "../../../errors.ts";
 import type { UserRecord } from "../../../store/records.ts";
 import type { AuthStep, LoginClient, LoginContext, StepResult } from "../auth-step.ts";
 import type { FormField, SsoPrompt } from "../login-form.ts";
+import { START_OVER } from "../retry-policy.ts";
 import type { SamlLogins } from "./saml-logins.ts";
 import { SAML_PATHS, SSO_ERROR_COOKIE, SSO_TOKEN_COOKIE } from "./saml-paths.ts";
 import { parseClientDhKey } from "./sso-handoff.ts";
@@ -27,6 +28,8 @@ export interface SamlStepOptions {
  */
 export class SamlStep implements AuthStep {
   readonly factor = "saml";
+  /** Its failures refuse at once; a group refused after it starts the login over. */
+  readonly retry = START_OVER;
 
   constructor(private readonly o: SamlStepOptions) {}
 
