@@ -83,5 +83,5 @@ describe("gw pki", () => {
     const missing = gw(["client", "issue", "carol", "--ca", join(work, "nope"), "--out", users]);
     expect(missing.code).toBe(1);
     expect(missing.stderr).toContain("gw pki ca create --out");
-  });
+  }, 30_000); // five CLI runs: slow on a loaded machine
 });
