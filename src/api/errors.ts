@@ -39,6 +39,8 @@ export const ERROR_CODES = {
   otp_key_unavailable: { status: 500, description: "the data directory's secret key (otp.key) cannot be read or created: see the message" },
   connection_not_found: { status: 404, description: "no live session with that id" },
   not_running: { status: 409, description: "needs the running server (the CLI works on the data directory only)" },
+  not_draining: { status: 404, description: "the gateway is not draining" },
+  reload_failed: { status: 409, description: "a new certificate, key, CA, CRL or settings document could not be loaded: nothing changed; the message says which and why" },
   store_corrupt: { status: 500, description: "a stored record is unreadable" },
   internal: { status: 500, description: "unexpected failure: see the gateway log" },
 } as const satisfies Record<string, ErrorCodeInfo>;

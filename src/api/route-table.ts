@@ -4,6 +4,7 @@ import { configRoutes } from "./config.ts";
 import { connectionRoutes } from "./connections.ts";
 import { eventRoutes } from "./events.ts";
 import { groupRoutes } from "./groups.ts";
+import { lifecycleRoutes } from "./lifecycle.ts";
 import { metricsRoutes } from "./metrics.ts";
 import { openApiDocument } from "./openapi.ts";
 import { route, type ApiRoute } from "./route.ts";
@@ -38,6 +39,7 @@ export const apiRoutes: readonly ApiRoute[] = [
   ...eventRoutes,
   ...auditRoutes,
   ...banRoutes,
+  ...lifecycleRoutes,
   ...metricsRoutes,
   openApiRoute,
 ];

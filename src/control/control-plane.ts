@@ -12,6 +12,7 @@ import { EventBus } from "./events.ts";
 import { GroupService } from "./groups.ts";
 import type { SessionRegistry } from "./sessions.ts";
 import { SettingsService } from "./settings.ts";
+import { LifecycleService } from "./lifecycle.ts";
 import type { GatewayRuntime, Status } from "./status.ts";
 import { TokenService } from "./tokens.ts";
 import { UserService } from "./users.ts";
@@ -50,6 +51,7 @@ export class ControlPlane {
   readonly connections: ConnectionService;
   readonly settings: SettingsService;
   readonly bans: BanService;
+  readonly lifecycle: LifecycleService;
   readonly runtime?: GatewayRuntime;
   /** Traffic of the sessions that ended in this run. */
   readonly endedTraffic = new TrafficCounters();
@@ -71,6 +73,7 @@ export class ControlPlane {
     this.connections = new ConnectionService(deps.sessions, this.audit, this.events);
     this.settings = new SettingsService(deps.store, this.audit, this.events, deps.runtime?.settings);
     this.bans = new BanService(deps.guard, this.audit, this.events);
+    this.lifecycle = new LifecycleService(deps.runtime?.lifecycle, this.audit, this.events);
 
     deps.sessions.onAttach((session, connection) => {
       this.events.emit({

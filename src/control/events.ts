@@ -19,6 +19,8 @@ export const gwEventSchema = z.discriminatedUnion("type", [
   z.object({ ...base, type: z.literal("connection.killed"), session: z.string(), user: z.string(), actor: z.string() }),
   z.object({ ...base, type: z.literal("auth.ban"), ip: z.string(), user: z.string().nullable(), failures: z.number().int(), until: z.number().int() }),
   z.object({ ...base, type: z.literal("bans.cleared"), target: z.string().nullable(), count: z.number().int(), actor: z.string() }),
+  z.object({ ...base, type: z.literal("gateway.draining"), actor: z.string(), deadline: z.number().int(), sessions: z.number().int() }),
+  z.object({ ...base, type: z.literal("gateway.reloaded"), actor: z.string(), applied: z.array(z.string()), restartRequired: z.array(z.string()) }),
 ]);
 
 export type GwEvent = z.infer<typeof gwEventSchema>;

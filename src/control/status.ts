@@ -1,6 +1,7 @@
 import { z } from "zod";
 import type { DropCounters } from "../net/drop-counters.ts";
 import type { RunningSettings } from "./settings.ts";
+import type { GatewayLifecycle } from "./lifecycle.ts";
 
 /** What the running gateway shows about itself; absent when the CLI works on the data directory alone. */
 export interface GatewayRuntime {
@@ -12,6 +13,8 @@ export interface GatewayRuntime {
   /** The tunnel port's login front: connections not yet a tunnel, and what it refused or timed out. */
   front(): FrontStatus;
   settings: RunningSettings;
+  /** Drain and reload (issue 12). */
+  lifecycle?: GatewayLifecycle;
 }
 
 const frontSchema = z.object({

@@ -1,5 +1,5 @@
 import { join, resolve } from "node:path";
-import type { Server } from "node:tls";
+import type { Server, TLSSocket } from "node:tls";
 import type { GatewayConfig } from "../config/gateway-config.ts";
 import { ensureAdminToken } from "../control/api-tokens.ts";
 import { AuthStats } from "../control/auth/auth-stats.ts";
@@ -45,6 +45,10 @@ import { settingsOf } from "../config/gateway-config.ts";
 import { logLine, type Log } from "../log/log-line.ts";
 import { checkForwarding } from "../doctor/host-checks.ts";
 import { enableNat, type ActiveNat } from "./nat.ts";
+import { Drain, type DrainEnd } from "./drain.ts";
+import { reloadGateway } from "./reload.ts";
+import type { ReloadReport } from "../control/lifecycle.ts";
+import { LIVE_SETTING_KEYS } from "../config/settings-table.ts";
 
 /** Removes the masquerading table; a failure is logged with the command that removes it by hand. */
 function removeNat(nat: ActiveNat, log: Log): void {
@@ -66,6 +70,10 @@ export interface GatewayDeps {
   now?(): number;
   /** nft masquerading for --nat (tests pass a double); default: the nft command. */
   enableNat?: typeof enableNat;
+  /** Reads the settings again for a reload (stored document plus this run's flags); absent: reload re-reads files only. */
+  reread?(): Result<GatewayConfig>;
+  /** A drain has ended (no session left, or its deadline): the caller stops the gateway. */
+  onDrained?(how: DrainEnd): void;
 }
 
 export interface RunningGateway {
@@ -77,6 +85,8 @@ export interface RunningGateway {
   control: ControlPlane;
   /** Where the management API listens (TLS with the gateway's certificate). */
   api: { url: string; host: string; port: number; addresses: string[]; described: string };
+  /** SIGHUP: certificate, key, CA, CRL and settings again, sessions kept (audited as `actor`). */
+  reload(actor: string): Promise<Result<ReloadReport>>;
   stop(): Promise<void>;
 }
 
@@ -148,6 +158,7 @@ export async function startGateway(config: GatewayConfig, deps: GatewayDeps): Pr
   }
   const router = new Router(drops);
   const sessions = new SessionRegistry(config.cookieTimeout * 1000, now);
+  const drain = new Drain({ sessions: () => sessions.size, now, log: deps.log, onEnd: (how) => deps.onDrained?.(how) });
   sessions.onEnd((session, reason) => {
     endTunnel(plane, session);
     if (session.address !== undefined) pool.release(session.address);
@@ -211,7 +222,23 @@ export async function startGateway(config: GatewayConfig, deps: GatewayDeps): Pr
       settings: {
         current: () => settingsOf(config),
         flagged: deps.flagged ?? [],
-        applyLive: (s) => Object.assign(config, { mtu: s.mtu, dpd: s.dpd, keepalive: s.keepalive, mobileDpd: s.mobileDpd, maxSessions: s.maxSessions, maxSessionsPerUser: s.maxSessionsPerUser }),
+        applyLive: (s) => Object.assign(config, Object.fromEntries(LIVE_SETTING_KEYS.map((k) => [k, s[k]]))),
+      },
+      lifecycle: {
+        drain: (request) => drain.start(request),
+        draining: () => drain.current(),
+        reload: async () =>
+          reloadGateway({
+            dataDir,
+            config,
+            reread: deps.reread ?? (() => ok(config)),
+            server,
+            clientCheck,
+            pin: () => pin,
+            setPin: (p) => (pin = p),
+            now,
+            log: deps.log,
+          }),
       },
     },
   });
@@ -228,6 +255,7 @@ export async function startGateway(config: GatewayConfig, deps: GatewayDeps): Pr
     reserveAddress: (address) => pool.leaseExact(address),
     defaultMaxSessionsPerUser: () => config.maxSessionsPerUser,
     maxSessions: sessionCap,
+    draining: () => drain.active(),
     steps: {
       password: passwordStep, otp: new OtpStep(control.otp, now, deps.log),
       ...(saml && { saml: saml.step }),
@@ -240,7 +268,10 @@ export async function startGateway(config: GatewayConfig, deps: GatewayDeps): Pr
   // ── end control plane ──
 
   const exportPsk = createPskExporter(deps.log);
-  const clientCertificate = clientTrust.value && createClientCertificateCheck(clientTrust.value, now, deps.log);
+  // Swapped by a reload when the CA or CRL files change; undefined without a client CA.
+  const clientCheck = { current: clientTrust.value && createClientCertificateCheck(clientTrust.value, now, deps.log) };
+  const clientCertificate = clientCheck.current && ((socket: TLSSocket) => clientCheck.current?.(socket));
+  let pin = cert.value.pin;
   const listener = await listenTls({
     host: config.listen,
     port: config.port,
@@ -291,6 +322,7 @@ export async function startGateway(config: GatewayConfig, deps: GatewayDeps): Pr
     const t = now();
     for (const channel of channels) channel.tick(t);
     dtls?.tick(t);
+    drain.tick();
   }, 1000);
 
   // Said once the start can no longer fail: a failed start prints one line, its error.
@@ -305,7 +337,7 @@ export async function startGateway(config: GatewayConfig, deps: GatewayDeps): Pr
   const gatewayAddress = formatIpv4(pool.gatewayAddress);
   const { prefixLength } = poolCidr.value;
   const poolText = formatCidr(poolCidr.value);
-  const { source, pin } = cert.value;
+  const { source } = cert.value;
   // Two whole templates: a nested template would be one (quoted) value in logLine.
   deps.log(
     dtls
@@ -314,12 +346,15 @@ export async function startGateway(config: GatewayConfig, deps: GatewayDeps): Pr
   );
 
   return ok({
-    pin: cert.value.pin,
+    get pin() {
+      return pin;
+    },
     adminToken,
     address: { host: config.listen, port: config.port },
     plane,
     control,
     api: { url: management.url, host: management.host, port: management.port, addresses: management.addresses, described: management.described },
+    reload: (actor) => control.lifecycle.reload(actor),
     async stop() {
       if (stopped) return;
       stopped = true;

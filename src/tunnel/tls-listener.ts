@@ -1,5 +1,5 @@
 import type { Socket } from "node:net";
-import { createServer, type Server, type TLSSocket } from "node:tls";
+import { createServer, type SecureContextOptions, type Server, type TLSSocket } from "node:tls";
 import { err, ok, type Result } from "../errors.ts";
 import type { AdmissionSlot, ConnectionAdmission } from "./connection-admission.ts";
 import type { FrontCounters } from "./front-counters.ts";
@@ -46,15 +46,16 @@ const TLS12_CIPHERS = [
   "ECDHE-RSA-AES128-GCM-SHA256",
 ].join(":");
 
+/** The secure context of the tunnel port: at start, and again at a reload (server.setSecureContext). */
+export function tlsContextOptions(certPem: string, keyPem: string, clientCaPems?: string[]): SecureContextOptions {
+  return { cert: certPem, key: keyPem, minVersion: "TLSv1.2", ciphers: TLS12_CIPHERS, honorCipherOrder: true, ...(clientCaPems ? { ca: clientCaPems } : {}) };
+}
+
 export function listenTls(o: TlsListenOptions): Promise<Result<Server>> {
   const server = createServer(
     {
-      cert: o.certPem,
-      key: o.keyPem,
-      minVersion: "TLSv1.2",
-      ciphers: TLS12_CIPHERS,
-      honorCipherOrder: true,
-      ...(o.clientCaPems ? { requestCert: true, rejectUnauthorized: false, ca: o.clientCaPems } : {}),
+      ...tlsContextOptions(o.certPem, o.keyPem, o.clientCaPems),
+      ...(o.clientCaPems ? { requestCert: true, rejectUnauthorized: false } : {}),
     },
     (socket: TLSSocket) => {
       const handshake = handshakes.get(connectionKey(socket));

@@ -47,6 +47,8 @@ export interface LoginFlowOptions {
   reserveAddress?(address: number): boolean;
   /** Sessions the gateway holds at most (its open files bound them); 0 or absent: no cap. */
   maxSessions?(): number;
+  /** True while the gateway drains (gw drain): every new login is refused. */
+  draining?(): boolean;
   /** Sessions per user when the group sets no limit (a live setting); 0 or absent: no limit. */
   defaultMaxSessionsPerUser?(): number;
   contextTtlMs?: number;
@@ -212,6 +214,10 @@ export class LoginFlow {
   private complete(context: LoginContext, request: LoginRequest): LoginOutcome {
     const user = context.user!;
     const group = context.group ?? { name: "", policy: emptyPolicy };
+    if (this.o.draining?.()) {
+      const message = "The gateway is shutting down for maintenance: try again in a few minutes.";
+      return this.failures.refuse({ reason: "draining", message, counts: false }, request.client, context);
+    }
     const cap = this.o.maxSessions?.() ?? 0;
     if (cap > 0 && this.o.sessions.size >= cap) {
       const message = `The gateway is at its limit of ${cap} sessions: try again later.`;
