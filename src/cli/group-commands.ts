@@ -1,10 +1,10 @@
 import type { GroupView } from "../control/groups.ts";
 import { intOption, UsageError } from "./args.ts";
-import { command, type Options } from "./command.ts";
+import { apiChange, apiRead } from "./api-commands.ts";
+import type { Options } from "./command.ts";
 import { group } from "./command-group.ts";
 import { time } from "./output.ts";
 
-const JSON_OUTPUT = "JSON output";
 const nameArg = { name: { type: "positional", required: true, description: "Group name" } } as const;
 const g = (name: string) => `/api/v1/groups/${encodeURIComponent(name)}`;
 
@@ -64,26 +64,21 @@ function policyFrom(o: Options<typeof policyArgs>): Record<string, unknown> {
   return policy;
 }
 
-const add = command({
+const add = apiChange({
   name: "add",
   description: "Add a group: the routes, DNS, domain and timers its members' tunnels get",
-  reach: "api",
   options: { ...nameArg, ...policyArgs },
-  async run({ options: o, gw }) {
-    const added = await gw.call<GroupView>("POST", "/api/v1/groups", { name: o.name, policy: policyFrom(o) });
-    return { notes: [`group ${added.name} added (${added.policy.routes.length ? `${added.policy.routes.length} route(s)` : "full tunnel"})`] };
-  },
+  request: (o) => ({ method: "POST", path: "/api/v1/groups", body: { name: o.name, policy: policyFrom(o) } }),
+  done: (_, added: GroupView) => `group ${added.name} added (${added.policy.routes.length ? `${added.policy.routes.length} route(s)` : "full tunnel"})`,
 });
 
-const list = command({
+const list = apiRead({
   name: "list",
   description: "List groups",
-  reach: "api",
   options: {},
-  json: JSON_OUTPUT,
-  async run({ gw }) {
-    const groups = await gw.call<GroupView[]>("GET", "/api/v1/groups");
-    const table = groups.map((v) => ({
+  path: () => "/api/v1/groups",
+  view: (groups: GroupView[]) => ({
+    table: groups.map((v) => ({
       name: v.name,
       routes: v.policy.routes.join(",") || "(full tunnel)",
       excluded: v.policy.excludeRoutes.join(",") || "-",
@@ -91,33 +86,28 @@ const list = command({
       domain: v.policy.defaultDomain ?? "-",
       auth: v.policy.auth ?? "password",
       members: String(v.members.length),
-    }));
-    return { data: groups, view: { table, columns: ["name", "routes", "excluded", "dns", "domain", "auth", "members"] } };
-  },
+    })),
+    columns: ["name", "routes", "excluded", "dns", "domain", "auth", "members"],
+  }),
 });
 
-const show = command({
+const show = apiRead({
   name: "show",
   description: "Show one group and its whole policy",
-  reach: "api",
   options: nameArg,
-  json: JSON_OUTPUT,
-  async run({ options: o, gw }) {
-    const shown = await gw.call<GroupView>("GET", g(o.name));
-    return { data: shown, view: { record: { name: shown.name, ...shown.policy, members: shown.members.join(",") || "-", createdAt: time(shown.createdAt) } } };
-  },
+  path: (o) => g(o.name),
+  view: (v: GroupView) => ({ record: { name: v.name, ...v.policy, members: v.members.join(",") || "-", createdAt: time(v.createdAt) } }),
 });
 
-const set = command({
+const set = apiChange({
   name: "set",
   description: "Change a group's policy (only what is given). New sessions get it; live ones keep theirs",
-  reach: "api",
   options: {
     ...nameArg,
     ...policyArgs,
     unset: { type: "string", repeatable: true, description: "Remove a policy field, e.g. --unset mtu or --unset routes (repeatable)" },
   },
-  async run({ options: o, gw }) {
+  request(o) {
     const patch = policyFrom(o);
     for (const flag of o.unset) {
       const field = FIELD_BY_FLAG[flag] ?? (Object.values(FIELD_BY_FLAG).includes(flag) ? flag : undefined);
@@ -125,20 +115,17 @@ const set = command({
       patch[field] = null;
     }
     if (Object.keys(patch).length === 0) throw new UsageError("nothing to change: give a policy option or --unset FIELD");
-    await gw.call("PATCH", g(o.name), patch);
-    return { notes: [`group ${o.name} changed (sessions that log in from now on get it)`] };
+    return { method: "PATCH", path: g(o.name), body: patch };
   },
+  done: (o) => `group ${o.name} changed (sessions that log in from now on get it)`,
 });
 
-const del = command({
+const del = apiChange({
   name: "del",
   description: "Delete a group without members",
-  reach: "api",
   options: nameArg,
-  async run({ options: o, gw }) {
-    await gw.call("DELETE", g(o.name));
-    return { notes: [`group ${o.name} deleted`] };
-  },
+  request: (o) => ({ method: "DELETE", path: g(o.name) }),
+  done: (o) => `group ${o.name} deleted`,
 });
 
 export const groupCommand = group("group", "Manage groups (tunnel policies)", [add, list, show, set, del]);

@@ -1,17 +1,13 @@
 import type { Status } from "../control/status.ts";
-import { command } from "./command.ts";
+import { apiRead } from "./api-commands.ts";
 import { time } from "./output.ts";
 
-export const statusCommand = command({
+export const statusCommand = apiRead({
   name: "status",
   description: "The gateway's status: listeners, sessions, traffic, logins, pool, TUN",
-  reach: "api",
   options: {},
-  json: "JSON output",
-  async run({ gw }) {
-    const s = await gw.call<Status>("GET", "/api/v1/status");
-    return { data: s, view: { record: statusRecord(s) } };
-  },
+  path: () => "/api/v1/status",
+  view: (s: Status) => ({ record: statusRecord(s) }),
 });
 
 function statusRecord(s: Status): Record<string, unknown> {

@@ -1,4 +1,5 @@
 import type { CreatedToken, TokenView } from "../control/tokens.ts";
+import { apiChange, apiRead } from "./api-commands.ts";
 import { durationOption, UsageError } from "./args.ts";
 import { command } from "./command.ts";
 import { group } from "./command-group.ts";
@@ -25,28 +26,23 @@ const create = command({
   },
 });
 
-const list = command({
+const list = apiRead({
   name: "list",
   description: "List API tokens (never their secrets)",
-  reach: "api",
   options: {},
-  json: "JSON output",
-  async run({ gw }) {
-    const tokens = await gw.call<TokenView[]>("GET", "/api/v1/tokens");
-    const table = tokens.map((t) => ({ name: t.name, id: t.id, scope: t.scope, created: time(t.createdAt), expires: t.expiresAt ? `${time(t.expiresAt)}${t.expired ? " (expired)" : ""}` : "never" }));
-    return { data: tokens, view: { table, columns: ["name", "id", "scope", "created", "expires"] } };
-  },
+  path: () => "/api/v1/tokens",
+  view: (tokens: TokenView[]) => ({
+    table: tokens.map((t) => ({ name: t.name, id: t.id, scope: t.scope, created: time(t.createdAt), expires: t.expiresAt ? `${time(t.expiresAt)}${t.expired ? " (expired)" : ""}` : "never" })),
+    columns: ["name", "id", "scope", "created", "expires"],
+  }),
 });
 
-const revoke = command({
+const revoke = apiChange({
   name: "revoke",
   description: "Revoke an API token (by name or id)",
-  reach: "api",
   options: nameArg,
-  async run({ options: o, gw }) {
-    await gw.call("DELETE", `/api/v1/tokens/${encodeURIComponent(o.name)}`);
-    return { notes: [`token ${o.name} revoked`] };
-  },
+  request: (o) => ({ method: "DELETE", path: `/api/v1/tokens/${encodeURIComponent(o.name)}` }),
+  done: (o) => `token ${o.name} revoked`,
 });
 
 export const tokenCommand = group("token", "Manage management-API tokens", [create, list, revoke]);

@@ -1,12 +1,11 @@
 import type { UserView } from "../control/users.ts";
+import { apiChange, apiRead } from "./api-commands.ts";
 import { UsageError } from "./args.ts";
-import { command } from "./command.ts";
 import { group } from "./command-group.ts";
 import { time } from "./output.ts";
 import { readSecretFromStdin } from "./stdin.ts";
 import { userOtpCommand } from "./user-otp-commands.ts";
 
-const JSON_OUTPUT = "JSON output";
 const nameArg = { name: { type: "positional", required: true, description: "User name" } } as const;
 const u = (name: string) => `/api/v1/users/${encodeURIComponent(name)}`;
 
@@ -22,17 +21,16 @@ async function passwordFromStdin(): Promise<string> {
   return password;
 }
 
-const add = command({
+const add = apiChange({
   name: "add",
   description: "Add a user (password hashed with argon2id)",
-  reach: "api",
   options: {
     ...nameArg,
     ...overrideArgs,
     "password-stdin": { type: "boolean", description: "Read the password from standard input (first line)" },
     disabled: { type: "boolean", description: "Create the user disabled" },
   },
-  async run({ options: o, gw }) {
+  async request(o) {
     const password = o["password-stdin"] ? await passwordFromStdin() : undefined;
     const staticAddress = o["static-address"];
     const body = {
@@ -43,20 +41,18 @@ const add = command({
       ...(o.disabled ? { disabled: true } : {}),
       ...(staticAddress && staticAddress !== "none" ? { staticAddress } : {}),
     };
-    const view = await gw.call<UserView>("POST", "/api/v1/users", body);
-    return { notes: [`user ${view.name} added${view.groups.length ? ` to ${view.groups.join(", ")}` : ""}`] };
+    return { method: "POST", path: "/api/v1/users", body };
   },
+  done: (_, view: UserView) => `user ${view.name} added${view.groups.length ? ` to ${view.groups.join(", ")}` : ""}`,
 });
 
-const list = command({
+const list = apiRead({
   name: "list",
   description: "List users",
-  reach: "api",
   options: {},
-  json: JSON_OUTPUT,
-  async run({ gw }) {
-    const users = await gw.call<UserView[]>("GET", "/api/v1/users");
-    const table = users.map((v) => ({
+  path: () => "/api/v1/users",
+  view: (users: UserView[]) => ({
+    table: users.map((v) => ({
       name: v.name,
       groups: v.groups.join(",") || "-",
       state: v.disabled ? "disabled" : "enabled",
@@ -65,30 +61,26 @@ const list = command({
       otp: v.otp?.enrolled ? "enrolled" : "-",
       "failed-logins": String(v.failedLogins),
       "last-login": time(v.lastLoginAt),
-    }));
-    return { data: users, view: { table, columns: ["name", "groups", "state", "password", "address", "otp", "failed-logins", "last-login"] } };
-  },
+    })),
+    columns: ["name", "groups", "state", "password", "address", "otp", "failed-logins", "last-login"],
+  }),
 });
 
-const show = command({
+const show = apiRead({
   name: "show",
   description: "Show one user",
-  reach: "api",
   options: nameArg,
-  json: JSON_OUTPUT,
-  async run({ options: o, gw }) {
-    const view = await gw.call<UserView>("GET", u(o.name));
-    const record = { ...view, lastLoginAt: time(view.lastLoginAt), createdAt: time(view.createdAt), otp: view.otp?.enrolled ? `enrolled ${time(view.otp.since)}` : "not enrolled" };
-    return { data: view, view: { record } };
-  },
+  path: (o) => u(o.name),
+  view: (v: UserView) => ({
+    record: { ...v, lastLoginAt: time(v.lastLoginAt), createdAt: time(v.createdAt), otp: v.otp?.enrolled ? `enrolled ${time(v.otp.since)}` : "not enrolled" },
+  }),
 });
 
-const set = command({
+const set = apiChange({
   name: "set",
   description: "Change a user's groups, static address or routes (only what is given)",
-  reach: "api",
   options: { ...nameArg, ...overrideArgs, "no-routes": { type: "boolean", description: "Remove the user's extra routes" } },
-  async run({ options: o, gw }) {
+  request(o) {
     const patch: Record<string, unknown> = {};
     if (o.group.length) patch.groups = o.group;
     if (o.route.length) patch.routes = o.route;
@@ -96,44 +88,34 @@ const set = command({
     const address = o["static-address"];
     if (address !== undefined) patch.staticAddress = address === "none" ? null : address;
     if (Object.keys(patch).length === 0) throw new UsageError("nothing to change: give --group, --static-address, --route or --no-routes");
-    await gw.call("PATCH", u(o.name), patch);
-    return { notes: [`user ${o.name} changed`] };
+    return { method: "PATCH", path: u(o.name), body: patch };
   },
+  done: (o) => `user ${o.name} changed`,
 });
 
-const passwd = command({
+const passwd = apiChange({
   name: "passwd",
   description: "Set a user's password, read from standard input (first line)",
-  reach: "api",
   options: { ...nameArg, "password-stdin": { type: "boolean", description: "Read the password from standard input (the default)" } },
-  async run({ options: o, gw }) {
-    const password = await passwordFromStdin();
-    await gw.call("PATCH", u(o.name), { password });
-    return { notes: [`password of ${o.name} changed`] };
-  },
+  request: async (o) => ({ method: "PATCH", path: u(o.name), body: { password: await passwordFromStdin() } }),
+  done: (o) => `password of ${o.name} changed`,
 });
 
 const toggle = (disabled: boolean) =>
-  command({
+  apiChange({
     name: disabled ? "disable" : "enable",
     description: disabled ? "Disable a user: their live sessions end now" : "Enable a user again",
-    reach: "api",
     options: nameArg,
-    async run({ options: o, gw }) {
-      await gw.call("PATCH", u(o.name), { disabled });
-      return { notes: [`user ${o.name} ${disabled ? "disabled" : "enabled"}`] };
-    },
+    request: (o) => ({ method: "PATCH", path: u(o.name), body: { disabled } }),
+    done: (o) => `user ${o.name} ${disabled ? "disabled" : "enabled"}`,
   });
 
-const del = command({
+const del = apiChange({
   name: "del",
   description: "Delete a user (their live sessions end now)",
-  reach: "api",
   options: nameArg,
-  async run({ options: o, gw }) {
-    await gw.call("DELETE", u(o.name));
-    return { notes: [`user ${o.name} deleted`] };
-  },
+  request: (o) => ({ method: "DELETE", path: u(o.name) }),
+  done: (o) => `user ${o.name} deleted`,
 });
 
 export const userCommand = group("user", "Manage VPN users", [add, list, show, set, passwd, toggle(true), toggle(false), del, userOtpCommand]);

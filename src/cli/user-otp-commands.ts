@@ -2,6 +2,7 @@ import { chmodSync, writeFileSync } from "node:fs";
 import { qrPng, qrTerminal } from "../control/auth/qr.ts";
 import type { OtpEnrolment } from "../control/otp.ts";
 import { GwError } from "../errors.ts";
+import { apiChange } from "./api-commands.ts";
 import { command } from "./command.ts";
 import { group } from "./command-group.ts";
 
@@ -41,15 +42,12 @@ const enroll = command({
   },
 });
 
-const reset = command({
+const reset = apiChange({
   name: "reset",
   description: "Remove a user's OTP enrolment (groups requiring otp refuse them until enrolled again)",
-  reach: "api",
   options: nameArg,
-  async run({ options: o, gw }) {
-    await gw.call("DELETE", otpPath(o.name));
-    return { notes: [`one-time codes of ${o.name} reset: enrol again with 'gw user otp enroll ${o.name}'`] };
-  },
+  request: (o) => ({ method: "DELETE", path: otpPath(o.name) }),
+  done: (o) => `one-time codes of ${o.name} reset: enrol again with 'gw user otp enroll ${o.name}'`,
 });
 
 export const userOtpCommand = group("otp", "One-time codes (TOTP) of a user: enroll, reset", [enroll, reset]);
