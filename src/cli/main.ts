@@ -46,7 +46,9 @@ export async function main(argv: string[], terminal: Terminal = consoleTerminal)
   const helpWanted = argv[0] === "help" || argv.includes("--help") || argv.includes("-h");
   const named = namedCommand(gwCommand, "gw", argv[0] === "help" ? argv.slice(1) : argv);
   if (named.kind === "group") {
-    if (helpWanted && named.problem === "no command") {
+    // Help on a group shows its commands; help on a word that is none of them is a usage error.
+    const unknownCommand = typeof named.problem === "object" && "unknown" in named.problem;
+    if (helpWanted && !unknownCommand) {
       for (const line of groupHelp(named.path, named.def)) terminal.out(line);
       return 0;
     }

@@ -1,5 +1,6 @@
 import { renderUsage, type CommandDef } from "citty";
 import { commandsOf, descriptionOf, nameOf } from "./command-group.ts";
+import type { GroupProblem } from "./command-path.ts";
 import { printable } from "./output.ts";
 
 /**
@@ -19,9 +20,14 @@ export function groupHelp(path: string[], group: CommandDef): string[] {
 }
 
 /** A group met without a command it knows: the problem, then its commands. */
-export function groupUsageError(path: string[], group: CommandDef, problem: "no command" | { unknown: string }): string[] {
+export function groupUsageError(path: string[], group: CommandDef, problem: GroupProblem): string[] {
   const where = path.join(" ");
-  const what = problem === "no command" ? `${where} needs a command` : `${where} has no command "${printable(problem.unknown)}"`;
+  const what =
+    problem === "no command"
+      ? `${where} needs a command`
+      : "unknown" in problem
+        ? `${where} has no command "${printable(problem.unknown)}"`
+        : `${printable(problem.option)} goes after the command, e.g. ${where} <command> ${printable(problem.option)}`;
   return [`gw: usage: ${what}; its commands:`, ...commandList(group)];
 }
 

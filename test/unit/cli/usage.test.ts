@@ -27,14 +27,16 @@ describe("gw help, gw <group> and unknown commands list the same commands", () =
     }
   });
 
-  test("gw user with no command, or an unknown one: a usage error with the list on stderr, exit 2", async () => {
+  test("gw user with no command, an unknown one, or an option before the command: a usage error with the list on stderr, exit 2", async () => {
     const none = await gw(["user"]);
     expect(none.code).toBe(2);
     expect(none.notes).toEqual(["gw: usage: gw user needs a command; its commands:", ...list]);
     const unknown = await gw(["user", "frobnicate"]);
     expect(unknown.code).toBe(2);
     expect(unknown.notes).toEqual(['gw: usage: gw user has no command "frobnicate"; its commands:', ...list]);
-    expect((await gw(["user", "--json"])).code).toBe(2);
+    const option = await gw(["--json", "user", "list"]);
+    expect(option.code).toBe(2);
+    expect(option.notes[0]).toBe("gw: usage: --json goes after the command, e.g. gw <command> --json; its commands:");
   });
 
   test("gw alone and gw help: the top-level list; gw help on an unknown command is a usage error", async () => {
