@@ -71,7 +71,7 @@ async function execute<A extends OptionDefs, R extends Reach>(
   rejectUnknownOptions(rawArgs, defs);
   const options: Record<string, unknown> = {};
   for (const [name, def] of Object.entries(spec.options)) options[name] = def.repeatable ? repeated(rawArgs, name) : optionValue(name, def, parsed, rawArgs);
-  const json = parsed.json === true;
+  const json = spec.json !== undefined && parsed.json === true;
   const { gw, close } = contextFor(spec.reach, parsed, terminal);
   try {
     const reply = await spec.run({ options: options as Options<A>, json, gw });
