@@ -25,6 +25,11 @@ export function formatRecord(record: Record<string, unknown>): string[] {
   });
 }
 
+/** formatTable on stdout, for commands not yet in the command shape (gw config). */
+export function printTable(rows: Record<string, string>[], columns: string[]): void {
+  for (const line of formatTable(rows, columns)) console.log(line);
+}
+
 export function printJson(value: unknown): void {
   console.log(terminalSafeJson(JSON.stringify(value, null, 2)));
 }
