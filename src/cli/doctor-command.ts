@@ -1,30 +1,29 @@
-import { defineCommand } from "citty";
 import { existsSync } from "node:fs";
 import { checkOpenFiles } from "../doctor/open-files-check.ts";
 import type { Finding } from "../doctor/check.ts";
 import { openFileLimitOf } from "../doctor/proc-limits.ts";
 import { readApiDiscovery } from "../serve/api-discovery.ts";
 import { GwError } from "../errors.ts";
-import { rejectUnknownOptions } from "./args.ts";
-import { dataDirArg, dataDirFrom } from "./data-dir-arg.ts";
-import { printJson, printable } from "./output.ts";
+import { command } from "./command.ts";
+import { printable } from "./output.ts";
 import { readStoredDocument } from "./serve-command.ts";
 
-const doctorArgs = { ...dataDirArg, json: { type: "boolean", description: "JSON output" } } as const;
-
-export const doctorCommand = defineCommand({
-  meta: { name: "doctor", description: "Checks what the gateway needs from this host and prints each finding with its fix" },
-  args: doctorArgs,
-  async run({ args, rawArgs }) {
-    rejectUnknownOptions(rawArgs, doctorArgs);
-    const dataDir = dataDirFrom(args);
-    const settings = readStoredDocument(dataDir);
+export const doctorCommand = command({
+  name: "doctor",
+  description: "Checks what the gateway needs from this host and prints each finding with its fix",
+  reach: "data-dir",
+  options: {},
+  json: "JSON output",
+  run({ gw }) {
+    const settings = readStoredDocument(gw.dataDir);
     const maxSessions = typeof settings.maxSessions === "number" ? settings.maxSessions : undefined;
-    const findings: Finding[] = [openFilesFinding(dataDir, maxSessions)];
-    if (args.json) printJson(findings);
-    else for (const f of findings) console.log(`${f.status.padEnd(4)}  ${f.check}: ${printable(f.detail)}${f.fix ? `\n      fix: ${f.fix}` : ""}`);
+    const findings: Finding[] = [openFilesFinding(gw.dataDir, maxSessions)];
     const failed = findings.filter((f) => f.status === "fail").length;
-    if (failed > 0) throw new GwError("doctor_failed", `${failed} check(s) failed: see the fixes above`);
+    return {
+      data: findings,
+      view: { lines: findings.map((f) => `${f.status.padEnd(4)}  ${f.check}: ${printable(f.detail)}${f.fix ? `\n      fix: ${f.fix}` : ""}`) },
+      failure: failed > 0 ? new GwError("doctor_failed", `${failed} check(s) failed: see the fixes above`) : undefined,
+    };
   },
 });
 

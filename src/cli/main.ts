@@ -1,9 +1,11 @@
-import { defineCommand, runCommand } from "citty";
+import { runCommand } from "citty";
 import { GwError } from "../errors.ts";
 import { VERSION } from "../version.ts";
 import { UsageError } from "./args.ts";
 import { auditCommand } from "./audit-command.ts";
 import { banCommand } from "./ban-commands.ts";
+import { group } from "./command-group.ts";
+import { namedCommand } from "./command-path.ts";
 import { configCommand } from "./config-commands.ts";
 import { connectionsCommand } from "./connection-commands.ts";
 import { doctorCommand } from "./doctor-command.ts";
@@ -14,54 +16,63 @@ import { initCommand } from "./init-command.ts";
 import { pkiCommand } from "./pki-commands.ts";
 import { serveCommand } from "./serve-command.ts";
 import { statusCommand } from "./status-command.ts";
+import { consoleTerminal, type Terminal } from "./terminal.ts";
 import { tokenCommand } from "./token-commands.ts";
+import { commandHelp, groupHelp, groupUsageError } from "./usage.ts";
 import { userCommand } from "./user-commands.ts";
 
-export const gwCommand = defineCommand({
-  meta: { name: "gw", version: VERSION, description: "gw: a remote-access VPN gateway for AnyConnect-protocol clients" },
-  subCommands: {
-    init: initCommand,
-    serve: serveCommand,
-    status: statusCommand,
-    connections: connectionsCommand,
-    user: userCommand,
-    group: groupCommand,
-    token: tokenCommand,
-    config: configCommand,
-    events: eventsCommand,
-    audit: auditCommand,
-    bans: banCommand,
-    pki: pkiCommand,
-    doctor: doctorCommand,
-  },
-});
+export const gwCommand = group("gw", "gw: a remote-access VPN gateway for AnyConnect-protocol clients", [
+  initCommand,
+  serveCommand,
+  statusCommand,
+  connectionsCommand,
+  userCommand,
+  groupCommand,
+  tokenCommand,
+  configCommand,
+  eventsCommand,
+  auditCommand,
+  banCommand,
+  pkiCommand,
+  doctorCommand,
+]);
 
 /** Runs the CLI; exit codes: 0 ok, 1 failed, 2 usage. Errors go to stderr as "gw: <code>: <message>". */
-export async function main(argv: string[]): Promise<number> {
-  if (argv.length === 0 || argv.includes("--help") || argv.includes("-h")) {
-    const { showUsage } = await import("citty");
-    const { resolveSubCommand } = await import("./resolve-subcommand.ts");
-    await showUsage(...(await resolveSubCommand(gwCommand, argv)));
-    return argv.length === 0 ? 2 : 0;
-  }
+export async function main(argv: string[], terminal: Terminal = consoleTerminal): Promise<number> {
   if (argv.length === 1 && (argv[0] === "--version" || argv[0] === "version")) {
-    console.log(VERSION);
+    terminal.out(VERSION);
+    return 0;
+  }
+  const helpWanted = argv[0] === "help" || argv.includes("--help") || argv.includes("-h");
+  const named = namedCommand(gwCommand, "gw", argv[0] === "help" ? argv.slice(1) : argv);
+  if (named.kind === "group") {
+    // Help on a group shows its commands; help on a word that is none of them is a usage error.
+    const unknownCommand = typeof named.problem === "object" && "unknown" in named.problem;
+    if (helpWanted && !unknownCommand) {
+      for (const line of groupHelp(named.path, named.def)) terminal.out(line);
+      return 0;
+    }
+    for (const line of groupUsageError(named.path, named.def, named.problem)) terminal.note(line);
+    return 2;
+  }
+  if (helpWanted) {
+    terminal.out(`${await commandHelp(named.path, named.def)}\n`);
     return 0;
   }
   try {
-    await runCommand(gwCommand, { rawArgs: argv });
+    await runCommand(named.def, { rawArgs: named.rest });
     return 0;
   } catch (e) {
     if (e instanceof UsageError || (e instanceof Error && e.name === "CLIError")) {
-      console.error(`gw: usage: ${e.message} (see gw --help)`);
+      terminal.note(`gw: usage: ${printable(e.message)} (see ${named.path.join(" ")} --help)`);
       return 2;
     }
     if (e instanceof GwError) {
       // The message may quote a value from outside (a name, a server's answer): one line, escaped.
-      console.error(`gw: ${e.code}: ${printable(e.message)}`);
+      terminal.note(`gw: ${e.code}: ${printable(e.message)}`);
       return 1;
     }
-    console.error(`gw: internal error: ${(e as Error).stack ?? e}`);
+    terminal.note(`gw: internal error: ${(e as Error).stack ?? e}`);
     return 1;
   }
 }

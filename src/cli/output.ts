@@ -7,26 +7,27 @@ import { escapeControlAndBackslash } from "../log/control-characters.ts";
  */
 export const printable = escapeControlAndBackslash;
 
-/** Human tables by default, JSON for scripts. */
-export function printTable(rows: Record<string, string>[], columns: string[]): void {
-  if (rows.length === 0) {
-    console.log("(none)");
-    return;
-  }
+/** Human tables by default, JSON for scripts: a header line, then a line per row ("(none)" when empty). */
+export function formatTable(rows: Record<string, string>[], columns: string[]): string[] {
+  if (rows.length === 0) return ["(none)"];
   const clean = rows.map((r) => Object.fromEntries(columns.map((c) => [c, printable(r[c] ?? "")])));
   const widths = columns.map((c) => Math.max(c.length, ...clean.map((r) => r[c]!.length)));
   const line = (cells: string[]) => cells.map((cell, i) => cell.padEnd(widths[i]!)).join("  ").trimEnd();
-  console.log(line(columns.map((c) => c.toUpperCase())));
-  for (const row of clean) console.log(line(columns.map((c) => row[c]!)));
+  return [line(columns.map((c) => c.toUpperCase())), ...clean.map((row) => line(columns.map((c) => row[c]!)))];
 }
 
 /** One record as "key: value" lines. */
-export function printRecord(record: Record<string, unknown>): void {
+export function formatRecord(record: Record<string, unknown>): string[] {
   const width = Math.max(...Object.keys(record).map((k) => k.length));
-  for (const [key, value] of Object.entries(record)) {
+  return Object.entries(record).map(([key, value]) => {
     const text = value === null || value === undefined ? "-" : typeof value === "object" ? JSON.stringify(value) : String(value);
-    console.log(`${`${key}:`.padEnd(width + 1)} ${printable(text)}`);
-  }
+    return `${`${key}:`.padEnd(width + 1)} ${printable(text)}`;
+  });
+}
+
+/** formatTable on stdout, for commands not yet in the command shape (gw config). */
+export function printTable(rows: Record<string, string>[], columns: string[]): void {
+  for (const line of formatTable(rows, columns)) console.log(line);
 }
 
 export function printJson(value: unknown): void {

@@ -1,35 +1,32 @@
-import { defineCommand } from "citty";
 import type { Status } from "../control/status.ts";
-import { rejectUnknownOptions } from "./args.ts";
-import { connectArgs, withApi } from "./connect.ts";
-import { printJson, printRecord, time } from "./output.ts";
+import { apiRead } from "./api-commands.ts";
+import { time } from "./output.ts";
 
-const statusArgs = { ...connectArgs, json: { type: "boolean", description: "JSON output" } } as const;
-
-export const statusCommand = defineCommand({
-  meta: { name: "status", description: "The gateway's status: listeners, sessions, traffic, logins, pool, TUN" },
-  args: statusArgs,
-  async run({ args, rawArgs }) {
-    rejectUnknownOptions(rawArgs, statusArgs);
-    const s = await withApi(args, (api) => api.call<Status>("GET", "/api/v1/status"));
-    if (args.json) return printJson(s);
-    const l = s.listeners;
-    printRecord({
-      version: s.version,
-      server: s.running ? `running since ${time(s.startedAt)} (${s.uptimeSeconds} s)` : "not running (answered from the data directory)",
-      tunnel: l ? `TCP ${l.tunnel.host}:${l.tunnel.tcpPort}, ${l.tunnel.udpPort ? `UDP ${l.tunnel.udpPort}` : "no DTLS"}, ${l.tunnel.tlsVersions.join("/")}` : "-",
-      api: l?.api ? `TCP ${l.api.addresses.join(", ")} (TLS)` : "-",
-      sessions: `${s.sessions.total} (${s.sessions.connected} connected: ${s.sessions.cstp} CSTP, ${s.sessions.dtls} DTLS)`,
-      traffic: `in ${s.traffic.bytesIn} B / ${s.traffic.packetsIn} packets, out ${s.traffic.bytesOut} B / ${s.traffic.packetsOut} packets`,
-      logins: `${s.auth.successes} ok, ${s.auth.failures} failed${s.auth.failures ? ` (${Object.entries(s.auth.failuresByReason).map(([r, n]) => `${r} ${n}`).join(", ")})` : ""}`,
-      pool: s.pool ? `${s.pool.cidr}: ${s.pool.used} of ${s.pool.capacity} in use` : "-",
-      tun: s.tun ? `${s.tun.name} ${s.tun.state}` : "-",
-      "login front": s.front ? `${s.front.unauthenticated} unauthenticated; refused ${counts(s.front.refused)}; timed out ${counts(s.front.timedOut)}` : "-",
-      users: s.users,
-      groups: s.groups,
-    });
-  },
+export const statusCommand = apiRead({
+  name: "status",
+  description: "The gateway's status: listeners, sessions, traffic, logins, pool, TUN",
+  options: {},
+  path: () => "/api/v1/status",
+  view: (s: Status) => ({ record: statusRecord(s) }),
 });
+
+function statusRecord(s: Status): Record<string, unknown> {
+  const l = s.listeners;
+  return {
+    version: s.version,
+    server: s.running ? `running since ${time(s.startedAt)} (${s.uptimeSeconds} s)` : "not running (answered from the data directory)",
+    tunnel: l ? `TCP ${l.tunnel.host}:${l.tunnel.tcpPort}, ${l.tunnel.udpPort ? `UDP ${l.tunnel.udpPort}` : "no DTLS"}, ${l.tunnel.tlsVersions.join("/")}` : "-",
+    api: l?.api ? `TCP ${l.api.addresses.join(", ")} (TLS)` : "-",
+    sessions: `${s.sessions.total} (${s.sessions.connected} connected: ${s.sessions.cstp} CSTP, ${s.sessions.dtls} DTLS)`,
+    traffic: `in ${s.traffic.bytesIn} B / ${s.traffic.packetsIn} packets, out ${s.traffic.bytesOut} B / ${s.traffic.packetsOut} packets`,
+    logins: `${s.auth.successes} ok, ${s.auth.failures} failed${s.auth.failures ? ` (${Object.entries(s.auth.failuresByReason).map(([r, n]) => `${r} ${n}`).join(", ")})` : ""}`,
+    pool: s.pool ? `${s.pool.cidr}: ${s.pool.used} of ${s.pool.capacity} in use` : "-",
+    tun: s.tun ? `${s.tun.name} ${s.tun.state}` : "-",
+    "login front": s.front ? `${s.front.unauthenticated} unauthenticated; refused ${counts(s.front.refused)}; timed out ${counts(s.front.timedOut)}` : "-",
+    users: s.users,
+    groups: s.groups,
+  };
+}
 
 /** "reason n, reason n" or "none". */
 const counts = (byReason: Record<string, number>) => Object.entries(byReason).map(([r, n]) => `${r} ${n}`).join(", ") || "none";

@@ -1,19 +1,18 @@
-import { defineCommand } from "citty";
 import type { UserView } from "../control/users.ts";
-import { rejectUnknownOptions, repeated, UsageError } from "./args.ts";
-import { connectArgs, withApi } from "./connect.ts";
-import { printJson, printRecord, printTable, time } from "./output.ts";
+import { apiChange, apiRead } from "./api-commands.ts";
+import { UsageError } from "./args.ts";
+import { group } from "./command-group.ts";
+import { time } from "./output.ts";
 import { readSecretFromStdin } from "./stdin.ts";
 import { userOtpCommand } from "./user-otp-commands.ts";
 
-const json = { json: { type: "boolean", description: "JSON output" } } as const;
 const nameArg = { name: { type: "positional", required: true, description: "User name" } } as const;
 const u = (name: string) => `/api/v1/users/${encodeURIComponent(name)}`;
 
 const overrideArgs = {
-  group: { type: "string", description: "Group (repeat for several; the first is the default)" },
+  group: { type: "string", repeatable: true, description: "Group (repeat for several; the first is the default)" },
   "static-address": { type: "string", description: "Always give this client address (must be in the pool; 'none' removes it)" },
-  route: { type: "string", description: "Extra network routed through this user's tunnel (repeatable)" },
+  route: { type: "string", repeatable: true, description: "Extra network routed through this user's tunnel (repeatable)" },
 } as const;
 
 async function passwordFromStdin(): Promise<string> {
@@ -22,135 +21,101 @@ async function passwordFromStdin(): Promise<string> {
   return password;
 }
 
-const addArgs = {
-  ...connectArgs,
-  ...nameArg,
-  ...overrideArgs,
-  "password-stdin": { type: "boolean", description: "Read the password from standard input (first line)" },
-  disabled: { type: "boolean", description: "Create the user disabled" },
-} as const;
-
-const add = defineCommand({
-  meta: { name: "add", description: "Add a user (password hashed with argon2id)" },
-  args: addArgs,
-  async run({ args, rawArgs }) {
-    rejectUnknownOptions(rawArgs, addArgs);
-    const password = args["password-stdin"] ? await passwordFromStdin() : undefined;
-    const staticAddress = args["static-address"];
+const add = apiChange({
+  name: "add",
+  description: "Add a user (password hashed with argon2id)",
+  options: {
+    ...nameArg,
+    ...overrideArgs,
+    "password-stdin": { type: "boolean", description: "Read the password from standard input (first line)" },
+    disabled: { type: "boolean", description: "Create the user disabled" },
+  },
+  async request(o) {
+    const password = o["password-stdin"] ? await passwordFromStdin() : undefined;
+    const staticAddress = o["static-address"];
     const body = {
-      name: args.name,
-      groups: repeated(rawArgs, "group"),
-      routes: repeated(rawArgs, "route"),
+      name: o.name,
+      groups: o.group,
+      routes: o.route,
       ...(password ? { password } : {}),
-      ...(args.disabled ? { disabled: true } : {}),
+      ...(o.disabled ? { disabled: true } : {}),
       ...(staticAddress && staticAddress !== "none" ? { staticAddress } : {}),
     };
-    const view = await withApi(args, (api) => api.call<UserView>("POST", "/api/v1/users", body));
-    console.error(`user ${view.name} added${view.groups.length ? ` to ${view.groups.join(", ")}` : ""}`);
+    return { method: "POST", path: "/api/v1/users", body };
   },
+  done: (_, view: UserView) => `user ${view.name} added${view.groups.length ? ` to ${view.groups.join(", ")}` : ""}`,
 });
 
-const listArgs = { ...connectArgs, ...json } as const;
-
-const list = defineCommand({
-  meta: { name: "list", description: "List users" },
-  args: listArgs,
-  async run({ args, rawArgs }) {
-    rejectUnknownOptions(rawArgs, listArgs);
-    const users = await withApi(args, (api) => api.call<UserView[]>("GET", "/api/v1/users"));
-    if (args.json) return printJson(users);
-    printTable(
-      users.map((v) => ({
-        name: v.name,
-        groups: v.groups.join(",") || "-",
-        state: v.disabled ? "disabled" : "enabled",
-        password: v.hasPassword ? "set" : "none",
-        address: v.staticAddress ?? "-",
-        otp: v.otp?.enrolled ? "enrolled" : "-",
-        "failed-logins": String(v.failedLogins),
-        "last-login": time(v.lastLoginAt),
-      })),
-      ["name", "groups", "state", "password", "address", "otp", "failed-logins", "last-login"],
-    );
-  },
+const list = apiRead({
+  name: "list",
+  description: "List users",
+  options: {},
+  path: () => "/api/v1/users",
+  view: (users: UserView[]) => ({
+    table: users.map((v) => ({
+      name: v.name,
+      groups: v.groups.join(",") || "-",
+      state: v.disabled ? "disabled" : "enabled",
+      password: v.hasPassword ? "set" : "none",
+      address: v.staticAddress ?? "-",
+      otp: v.otp?.enrolled ? "enrolled" : "-",
+      "failed-logins": String(v.failedLogins),
+      "last-login": time(v.lastLoginAt),
+    })),
+    columns: ["name", "groups", "state", "password", "address", "otp", "failed-logins", "last-login"],
+  }),
 });
 
-const showArgs = { ...connectArgs, ...nameArg, ...json } as const;
-
-const show = defineCommand({
-  meta: { name: "show", description: "Show one user" },
-  args: showArgs,
-  async run({ args, rawArgs }) {
-    rejectUnknownOptions(rawArgs, showArgs);
-    const view = await withApi(args, (api) => api.call<UserView>("GET", u(args.name)));
-    if (args.json) return printJson(view);
-    printRecord({ ...view, lastLoginAt: time(view.lastLoginAt), createdAt: time(view.createdAt), otp: view.otp?.enrolled ? `enrolled ${time(view.otp.since)}` : "not enrolled" });
-  },
+const show = apiRead({
+  name: "show",
+  description: "Show one user",
+  options: nameArg,
+  path: (o) => u(o.name),
+  view: (v: UserView) => ({
+    record: { ...v, lastLoginAt: time(v.lastLoginAt), createdAt: time(v.createdAt), otp: v.otp?.enrolled ? `enrolled ${time(v.otp.since)}` : "not enrolled" },
+  }),
 });
 
-const setArgs = {
-  ...connectArgs,
-  ...nameArg,
-  ...overrideArgs,
-  "no-routes": { type: "boolean", description: "Remove the user's extra routes" },
-} as const;
-
-const set = defineCommand({
-  meta: { name: "set", description: "Change a user's groups, static address or routes (only what is given)" },
-  args: setArgs,
-  async run({ args, rawArgs }) {
-    rejectUnknownOptions(rawArgs, setArgs);
+const set = apiChange({
+  name: "set",
+  description: "Change a user's groups, static address or routes (only what is given)",
+  options: { ...nameArg, ...overrideArgs, "no-routes": { type: "boolean", description: "Remove the user's extra routes" } },
+  request(o) {
     const patch: Record<string, unknown> = {};
-    const groups = repeated(rawArgs, "group");
-    const routes = repeated(rawArgs, "route");
-    if (groups.length) patch.groups = groups;
-    if (routes.length) patch.routes = routes;
-    if (rawArgs.includes("--no-routes")) patch.routes = [];
-    const address = args["static-address"];
+    if (o.group.length) patch.groups = o.group;
+    if (o.route.length) patch.routes = o.route;
+    if (o["no-routes"]) patch.routes = [];
+    const address = o["static-address"];
     if (address !== undefined) patch.staticAddress = address === "none" ? null : address;
     if (Object.keys(patch).length === 0) throw new UsageError("nothing to change: give --group, --static-address, --route or --no-routes");
-    await withApi(args, (api) => api.call("PATCH", u(args.name), patch));
-    console.error(`user ${args.name} changed`);
+    return { method: "PATCH", path: u(o.name), body: patch };
   },
+  done: (o) => `user ${o.name} changed`,
 });
 
-const passwdArgs = { ...connectArgs, ...nameArg, "password-stdin": { type: "boolean", description: "Read the password from standard input (the default)" } } as const;
-
-const passwd = defineCommand({
-  meta: { name: "passwd", description: "Set a user's password, read from standard input (first line)" },
-  args: passwdArgs,
-  async run({ args, rawArgs }) {
-    rejectUnknownOptions(rawArgs, passwdArgs);
-    const password = await passwordFromStdin();
-    await withApi(args, (api) => api.call("PATCH", u(args.name), { password }));
-    console.error(`password of ${args.name} changed`);
-  },
+const passwd = apiChange({
+  name: "passwd",
+  description: "Set a user's password, read from standard input (first line)",
+  options: { ...nameArg, "password-stdin": { type: "boolean", description: "Read the password from standard input (the default)" } },
+  request: async (o) => ({ method: "PATCH", path: u(o.name), body: { password: await passwordFromStdin() } }),
+  done: (o) => `password of ${o.name} changed`,
 });
-
-const nameOnlyArgs = { ...connectArgs, ...nameArg } as const;
 
 const toggle = (disabled: boolean) =>
-  defineCommand({
-    meta: { name: disabled ? "disable" : "enable", description: disabled ? "Disable a user: their live sessions end now" : "Enable a user again" },
-    args: nameOnlyArgs,
-    async run({ args, rawArgs }) {
-      rejectUnknownOptions(rawArgs, nameOnlyArgs);
-      await withApi(args, (api) => api.call("PATCH", u(args.name), { disabled }));
-      console.error(`user ${args.name} ${disabled ? "disabled" : "enabled"}`);
-    },
+  apiChange({
+    name: disabled ? "disable" : "enable",
+    description: disabled ? "Disable a user: their live sessions end now" : "Enable a user again",
+    options: nameArg,
+    request: (o) => ({ method: "PATCH", path: u(o.name), body: { disabled } }),
+    done: (o) => `user ${o.name} ${disabled ? "disabled" : "enabled"}`,
   });
 
-const del = defineCommand({
-  meta: { name: "del", description: "Delete a user (their live sessions end now)" },
-  args: nameOnlyArgs,
-  async run({ args, rawArgs }) {
-    rejectUnknownOptions(rawArgs, nameOnlyArgs);
-    await withApi(args, (api) => api.call("DELETE", u(args.name)));
-    console.error(`user ${args.name} deleted`);
-  },
+const del = apiChange({
+  name: "del",
+  description: "Delete a user (their live sessions end now)",
+  options: nameArg,
+  request: (o) => ({ method: "DELETE", path: u(o.name) }),
+  done: (o) => `user ${o.name} deleted`,
 });
 
-export const userCommand = defineCommand({
-  meta: { name: "user", description: "Manage VPN users" },
-  subCommands: { add, list, show, set, passwd, disable: toggle(true), enable: toggle(false), del, otp: userOtpCommand },
-});
+export const userCommand = group("user", "Manage VPN users", [add, list, show, set, passwd, toggle(true), toggle(false), del, userOtpCommand]);
