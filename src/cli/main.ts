@@ -13,6 +13,7 @@ import { eventsCommand } from "./events-command.ts";
 import { groupCommand } from "./group-commands.ts";
 import { printable } from "./output.ts";
 import { initCommand } from "./init-command.ts";
+import { drainCommand, reloadCommand } from "./lifecycle-commands.ts";
 import { pkiCommand } from "./pki-commands.ts";
 import { serveCommand } from "./serve-command.ts";
 import { statusCommand } from "./status-command.ts";
@@ -34,6 +35,8 @@ export const gwCommand = group("gw", "gw: a remote-access VPN gateway for AnyCon
   auditCommand,
   banCommand,
   pkiCommand,
+  reloadCommand,
+  drainCommand,
   doctorCommand,
 ]);
 

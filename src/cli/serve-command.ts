@@ -6,7 +6,7 @@ import { openSqliteStore } from "../store/sqlite-store.ts";
 import { gatewayConfigSchema, type GatewayConfig } from "../config/gateway-config.ts";
 import { overlayFlags, serveArgsDef, settingsFromFlags } from "../config/serve-flags.ts";
 import { validationError } from "../control/zod-errors.ts";
-import { GwError } from "../errors.ts";
+import { err, GwError, ok, type Result } from "../errors.ts";
 import { logLine, type Log } from "../log/log-line.ts";
 import { createJsonLogSink } from "../log/json-log-sink.ts";
 import { createLogSink } from "../log/log-sink.ts";
@@ -45,7 +45,19 @@ export const serveCommand = defineCommand({
       process.once("SIGINT", () => resolve("SIGINT"));
       process.once("SIGTERM", () => resolve("SIGTERM"));
     });
-    const started = await startGateway(config, { openTun, openUdp, hasher: bunPasswordHasher, raiseOpenFileLimit, serveHttps, log, flagged });
+    // SIGHUP: reload in place (certificate, key, CA, CRL, settings), sessions kept; ignored while starting.
+    let onHangup = () => log(logLine`SIGHUP while starting: ignored`);
+    process.on("SIGHUP", () => onHangup());
+    let drained: (how: string) => void = () => {};
+    const drainedPromise = new Promise<string>((resolve) => (drained = (how) => resolve(`drain:${how}`)));
+    const reread = (): Result<GatewayConfig> => {
+      try {
+        return ok(parseServeConfig(args, rawArgs, taken.value.path).config);
+      } catch (e) {
+        return e instanceof GwError ? { ok: false, error: e } : err("invalid_config", (e as Error).message);
+      }
+    };
+    const started = await startGateway(config, { openTun, openUdp, hasher: bunPasswordHasher, raiseOpenFileLimit, serveHttps, log, flagged, reread, onDrained: (how) => drained(how) });
     if (!started.ok) {
       taken.value.lock.release();
       throw started.error;
@@ -57,7 +69,8 @@ export const serveCommand = defineCommand({
     console.log(`management API: ${gateway.api.url} (gw --url ${gateway.api.url} --pin ${gateway.pin})`);
     console.log(`management API listens on: ${gateway.api.described}`);
     console.log(`server certificate pin: ${gateway.pin}`);
-    const signal = await signalled;
+    onHangup = () => void gateway.reload("sighup");
+    const signal = await Promise.race([signalled, drainedPromise]);
     log(logLine`${signal}: stopping, ending all sessions`);
     await gateway.stop();
     taken.value.lock.release();
