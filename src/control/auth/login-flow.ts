@@ -197,7 +197,8 @@ export class LoginFlow {
       this.contexts.delete(context.id);
       return { kind: "refused", message: `The gateway is at its limit of ${cap} sessions: try again later.` };
     }
-    const live = this.o.sessions.list().filter((s) => s.user === user.name).length;
+    // Detached sessions (a crashed client) do not count; they are checked again when they come back.
+    const live = this.o.sessions.liveCountOf(user.name);
     const limit = group.policy.maxSessionsPerUser ?? this.o.defaultMaxSessionsPerUser?.() ?? 0;
     if (limit > 0 && live >= limit) {
       this.fail("too_many_sessions", request, context);
@@ -222,6 +223,7 @@ export class LoginFlow {
       group: group.name,
       policy: compilePolicy(policy),
       configHash: policyHash(policy),
+      maxLivePerUser: limit,
     });
     if (staticAddress !== undefined) session.address = staticAddress;
     this.o.users.recordSuccess(user.name);
