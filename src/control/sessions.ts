@@ -52,6 +52,10 @@ export interface Session {
   readonly traffic: TrafficCounters;
   /** While no connection is attached, the cookie is valid until then. */
   disconnectedSince: number;
+  /** True once a connection was attached: a session without one is then detached, not new. */
+  attachedOnce: boolean;
+  /** Live sessions (see `holdsPlace`) the user may have, fixed at login; 0 or absent: no limit. */
+  readonly maxLivePerUser?: number;
   ended: boolean;
 }
 
@@ -60,6 +64,7 @@ export interface NewSession {
   group: string;
   policy: CompiledPolicy;
   configHash: string;
+  maxLivePerUser?: number;
 }
 
 /**
@@ -91,6 +96,7 @@ export class SessionRegistry {
       createdAt: this.now(),
       traffic: new TrafficCounters(),
       disconnectedSince: this.now(),
+      attachedOnce: false,
       ended: false,
     };
     this.byTokenHash.set(session.tokenHash, session);
@@ -122,10 +128,33 @@ export class SessionRegistry {
     return this.byId.size;
   }
 
-  /** Attaches a new connection; an older one (half-open, PROTOCOL.md §8.2) is retired. */
+  /**
+   * The user's live sessions besides `except`: as ocserv counts for max-same-clients, those with a
+   * connection, plus fresh logins still on their way to their first CONNECT. A session whose client
+   * vanished (crash, outage) does not count: it must not lock its user out until its cookie expires.
+   */
+  liveCountOf(user: string, except?: Session): number {
+    let live = 0;
+    for (const s of this.byId.values()) if (s !== except && s.user === user && holdsPlace(s)) live++;
+    return live;
+  }
+
+  /**
+   * A session about to get a connection while it has none (first CONNECT, or back after a loss):
+   * the number of the user's other live sessions when they already reach its limit, else undefined.
+   */
+  userLimitReached(session: Session): number | undefined {
+    const limit = session.maxLivePerUser ?? 0;
+    if (limit === 0 || session.connection) return undefined;
+    const live = this.liveCountOf(session.user, session);
+    return live >= limit ? live : undefined;
+  }
+
+  /** Attaches a new connection; an older one (a second client, or half-open: PROTOCOL.md §8.2) is retired. */
   attach(session: Session, connection: LiveConnection): void {
     const previous = session.connection;
     session.connection = connection;
+    session.attachedOnce = true;
     if (previous && previous !== connection) previous.close("replaced");
     this.announcedChannel.set(session, connection.info.channel);
     for (const listener of this.attachListeners) listener(session, connection);
@@ -204,6 +233,11 @@ export class SessionRegistry {
   private isExpired(session: Session): boolean {
     return !session.connection && this.now() - session.disconnectedSince > this.cookieTimeoutMs;
   }
+}
+
+/** Connected now, or logged in and not yet connected (its CONNECT follows the login at once). */
+function holdsPlace(session: Session): boolean {
+  return session.connection !== undefined || !session.attachedOnce;
 }
 
 function hashToken(token: string): string {

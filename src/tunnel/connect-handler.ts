@@ -9,6 +9,7 @@ import type { HttpRequest } from "./http-head.ts";
 import type { ResponseSpec } from "./http-response.ts";
 import { cstpHeaders, negotiateTunnel, type TunnelDefaults, type TunnelParams } from "./tunnel-params.ts";
 import type { DataPlane } from "./tunnel-connection.ts";
+import { sessionTimeoutHeaders } from "./session-timeout-headers.ts";
 import { logLine } from "../log/log-line.ts";
 
 /** Both tunnel paths: the real clients' and the spec's (ARCHITECTURE.md, "Two dialects"). */
@@ -44,6 +45,11 @@ export function decideConnect(
   if (!token || token === "(null)") return refuse(401, "Unauthorized", "no webvpn session cookie: log in first (POST /auth)");
   const session = plane.sessions.findByToken(token);
   if (!session) return refuse(401, "Unauthorized", "the session cookie is unknown or expired: log in again");
+  const live = plane.sessions.userLimitReached(session);
+  if (live !== undefined) {
+    // 503, not 401: the cookie stays good and openconnect retries a reconnect (PROTOCOL.md §5.2).
+    return refuse(503, "Service Unavailable", `user ${session.user} already has ${live} connected session(s), the most allowed: disconnect one first`);
+  }
   if (session.address === undefined) {
     // A static or hinted address is honoured when free; the lease then stays with the session.
     const hint = parseIpv4(request.headers.get("x-cstp-address") ?? "");
@@ -55,7 +61,7 @@ export function decideConnect(
   const dtls = offerDtls(request, params);
   // One tunnel MTU for both channels: the client's TUN device has only one (§7.7).
   if (dtls?.mtu !== undefined) params.mtu = dtls.mtu;
-  const headers = [...cstpHeaders(params), ...(dtls?.headers ?? [])];
+  const headers = [...cstpHeaders(params), ...sessionTimeoutHeaders(session, plane.now()), ...(dtls?.headers ?? [])];
   plane.log(logLine`tunnel up session=${session.id} user=${session.user} address=${formatIpv4(session.address)} mtu=${params.mtu} dtls=${dtls?.mode.kind ?? "no"}`);
   return { kind: "accept", session, params, headers, dialect: dialectFromAgent(request.headers.get("user-agent")), dtls };
 }

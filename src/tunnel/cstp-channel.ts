@@ -109,10 +109,14 @@ export class CstpChannel implements PacketSink {
     }
   }
 
-  /** Server-initiated end: TERMINATE, then close once it is written (PROTOCOL.md §8.1). */
-  terminate(): void {
+  /**
+   * Server-initiated end, then close once it is written (PROTOCOL.md §8.1): TERMINATE, or with a
+   * reason a DISCONNECT carrying it, which openconnect prints ("Received server disconnect: 00
+   * '<reason>'"; TERMINATE has no text). Either way the client exits instead of reconnecting.
+   */
+  terminate(reason?: string): void {
     if (this.ended) return;
-    if (this.dialect) this.sendFrame(CstpType.TERMINATE, EMPTY);
+    if (this.dialect) this.sendFrame(reason ? CstpType.DISCONNECT : CstpType.TERMINATE, reason ? disconnectPayload(reason) : EMPTY);
     this.finish({ kind: "closed_by_server" }, true);
   }
 
@@ -174,3 +178,14 @@ export class CstpChannel implements PacketSink {
 }
 
 const EMPTY = new Uint8Array(0);
+/** Not b0 (the client's "user logout" marker): a server end; openconnect shows this byte in hex. */
+const SERVER_DISCONNECT_CODE = 0x00;
+
+/** Code byte, then printable ASCII (openconnect replaces anything else with '.'). */
+function disconnectPayload(reason: string): Uint8Array {
+  const text = reason.replace(/[^\x20-\x7e]/g, ".");
+  const payload = new Uint8Array(1 + text.length);
+  payload[0] = SERVER_DISCONNECT_CODE;
+  for (let i = 0; i < text.length; i++) payload[1 + i] = text.charCodeAt(i);
+  return payload;
+}

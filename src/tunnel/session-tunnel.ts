@@ -34,6 +34,13 @@ export class SessionTunnel implements PacketSink {
     this.cstpActive();
   }
 
+  /** A new CSTP connection took over: the old DTLS channel is not this client's (or not any more). */
+  forgetDtls(): void {
+    this.dtls?.close();
+    this.dtls = undefined;
+    this.cstpActive();
+  }
+
   /** Called for every authenticated DTLS record: the client is using DTLS. */
   dtlsActive(): void {
     if (this.useDtls || !this.dtls) return;

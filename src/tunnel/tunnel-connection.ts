@@ -77,18 +77,21 @@ export function startTunnel(
       },
       lastRxAt: () => Math.max(channel.lastRx, tunnel.dtls?.lastRx ?? 0),
     },
-    close: (reason: EndReason) => (reason === "replaced" || reason === "dpd_timeout" ? channel.abort() : channel.terminate()),
+    close: (reason: EndReason) => closeFor(channel, reason),
   };
   const ended = (end: ChannelEnd) => {
     plane.channels.delete(channel);
     if (tunnel.cstp === channel) tunnel.cstp = undefined;
     plane.log(logLine`tunnel down session=${session.id} user=${session.user} reason=${describe(end)}`);
-    // A logout or a client that stopped answering DPD ends the session; a lost connection
-    // keeps it (and its address) for the cookie timeout so the client can reconnect (§8.2).
+    // A logout ends the session. A lost connection, or a client silent past DPD (a Wi-Fi drop, a
+    // closed lid), keeps it, its cookie and its address for the cookie timeout so the client can
+    // come back with its cookie (§8.2), as ocserv does.
     if (end.kind === "logout") plane.sessions.end(session, "logout");
-    else if (end.kind === "dead") plane.sessions.end(session, "dpd_timeout");
     else plane.sessions.detach(session, connection);
   };
+  // Any DTLS channel belonged to a previous connection: the client handshakes again after every CONNECT
+  // (§8.2), and until then downstream must go to this connection, not to an old peer.
+  tunnel.forgetDtls();
   plane.sessions.attach(session, connection);
   tunnel.cstp = channel;
   plane.router.add(params.address, tunnel);
@@ -122,6 +125,17 @@ function tunnelOf(plane: DataPlane, session: Session): SessionTunnel {
     plane.tunnels.set(session, tunnel);
   }
   return tunnel;
+}
+
+/**
+ * How the registry's end of a connection reaches the client. A second client with the same cookie
+ * must hear why, or it takes the drop for a network failure and reconnects, and the two replace
+ * each other for ever; a dead peer hears nothing anyway.
+ */
+function closeFor(channel: CstpChannel, reason: EndReason): void {
+  if (reason === "dpd_timeout") channel.abort();
+  else if (reason === "replaced") channel.terminate("this session was taken over by another connection with the same cookie");
+  else channel.terminate();
 }
 
 function describe(end: ChannelEnd): string {

@@ -72,6 +72,8 @@ export function cstpHeaders(p: TunnelParams): [string, string][] {
   h.push(["X-CSTP-DPD", String(p.dpdSeconds)]);
   h.push(["X-CSTP-Keepalive", String(p.keepaliveSeconds)]);
   if (p.mobile) h.push(["X-CSTP-Mobile-DPD", String(p.mobileDpdSeconds)]);
-  h.push(["X-CSTP-Idle-Timeout", "none"]);
+  // The group's idle timeout (ocserv's idle-timeout); openconnect only exports it as IDLE_TIMEOUT.
+  const idle = p.policy.idleTimeoutSeconds ?? 0;
+  h.push(["X-CSTP-Idle-Timeout", idle > 0 ? String(idle) : "none"]);
   return h;
 }

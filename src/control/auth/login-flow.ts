@@ -225,7 +225,8 @@ export class LoginFlow {
       this.full.say(logLine`login refused: the gateway holds ${this.o.sessions.size} sessions, its cap (maxSessions ${cap})`);
       return refused;
     }
-    const live = this.o.sessions.list().filter((s) => s.user === user.name).length;
+    // Detached sessions (a crashed client) do not count; they are checked again when they come back.
+    const live = this.o.sessions.liveCountOf(user.name);
     const limit = group.policy.maxSessionsPerUser ?? this.o.defaultMaxSessionsPerUser?.() ?? 0;
     if (limit > 0 && live >= limit) {
       const whose = group.policy.maxSessionsPerUser !== undefined ? `group ${group.name}` : "this gateway";
@@ -248,6 +249,7 @@ export class LoginFlow {
       group: group.name,
       policy: compilePolicy(policy),
       configHash: policyHash(policy),
+      maxLivePerUser: limit,
     });
     if (staticAddress !== undefined) session.address = staticAddress;
     this.o.users.recordSuccess(user.name);

@@ -130,4 +130,14 @@ describe("CstpChannel", () => {
     expect(socket.ended).toBe(true);
     expect(ends).toEqual([{ kind: "closed_by_server" }]);
   });
+
+  test("terminate with a reason sends a DISCONNECT carrying it (openconnect prints it), then closes", () => {
+    const { ch, socket, ends } = channel({ dialect: "stf" });
+    ch.terminate("taken over\n");
+    const payload = [0x00, ...new TextEncoder().encode("taken over.")];
+    expect([...socket.writes[0]!]).toEqual([...encodeFrame("stf", CstpType.DISCONNECT, new Uint8Array(payload))]);
+    socket.flush();
+    expect(socket.ended).toBe(true);
+    expect(ends).toEqual([{ kind: "closed_by_server" }]);
+  });
 });
