@@ -8,10 +8,10 @@ import { SessionRegistry } from "../../src/control/sessions.ts";
 import { DropCounters } from "../../src/net/drop-counters.ts";
 import { antiSpoofing, Firewall } from "../../src/net/firewall.ts";
 import type { UdpSocket } from "../../src/runtime/udp.ts";
-import { findLegacySuite } from "../../src/tunnel/dtls/cipher-suites.ts";
-import { deriveTrafficKeys } from "../../src/tunnel/dtls/keys.ts";
-import { ContentType, createRecordProtection } from "../../src/tunnel/dtls/record.ts";
-import { DtlsServer } from "../../src/tunnel/dtls-server.ts";
+import { findLegacySuite } from "../../src/dtls/protocol/cipher-suites.ts";
+import { deriveTrafficKeys } from "../../src/dtls/protocol/keys.ts";
+import { ContentType, createRecordProtection } from "../../src/dtls/protocol/record.ts";
+import { DtlsServer } from "../../src/dtls/dtls-server.ts";
 import { SessionTunnel } from "../../src/tunnel/session-tunnel.ts";
 import vectors from "../../test/fixtures/dtls-test-vectors.json";
 

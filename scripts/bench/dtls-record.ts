@@ -3,9 +3,9 @@
  *   ./node_modules/.bin/bun scripts/bench/dtls-record.ts [seconds-per-case]
  */
 import { randomBytes } from "node:crypto";
-import { findLegacySuite, PSK_AES256_GCM_SHA384, type DtlsSuite } from "../../src/tunnel/dtls/cipher-suites.ts";
-import { keyBlockLength, splitKeyBlock } from "../../src/tunnel/dtls/keys.ts";
-import { ContentType, createRecordProtection, parseRecord } from "../../src/tunnel/dtls/record.ts";
+import { findLegacySuite, PSK_AES256_GCM_SHA384, type DtlsSuite } from "../../src/dtls/protocol/cipher-suites.ts";
+import { keyBlockLength, splitKeyBlock } from "../../src/dtls/protocol/keys.ts";
+import { ContentType, createRecordProtection, parseRecord } from "../../src/dtls/protocol/record.ts";
 
 const seconds = Number(process.argv[2] ?? 1);
 const SIZE = 1400;

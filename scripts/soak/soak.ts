@@ -7,9 +7,9 @@
 import { execFileSync } from "node:child_process";
 import { existsSync, readdirSync, readFileSync, rmSync } from "node:fs";
 import { join } from "node:path";
-import { gwCli, provision, repoRoot, startGw, tempDir, type GwVariant } from "../../test/e2e/harness/gateway.ts";
-import { ProcessGroup } from "../../test/e2e/harness/processes.ts";
-import { createTopology } from "../../test/e2e/harness/topology.ts";
+import { gwCli, provision, repoRoot, startGw, tempDir, type GwVariant } from "../../test/harness/gateway.ts";
+import { ProcessGroup } from "../../test/harness/processes.ts";
+import { createTopology } from "../../test/harness/topology.ts";
 
 const seconds = Number(process.env.SOAK_SECONDS ?? 600);
 const loops = Number(process.env.SOAK_SESSIONS ?? 500);

@@ -1,4 +1,4 @@
-import { FRONT_LIMITS } from "../tunnel/front-limits.ts";
+import { FRONT_LIMITS } from "../front/front-limits.ts";
 
 /**
  * How the open-file limit is shared out. Every TLS connection on the tunnel port holds one

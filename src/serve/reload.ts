@@ -5,9 +5,9 @@ import { LIVE_SETTING_KEYS } from "../config/settings-table.ts";
 import type { ReloadReport } from "../control/lifecycle.ts";
 import { err, ok, type Result } from "../errors.ts";
 import { logLine, type Log } from "../log/log-line.ts";
-import type { ClientCertificateCheck } from "../tunnel/client-cert-check.ts";
-import { createClientCertificateCheck } from "../tunnel/client-cert-check.ts";
-import { tlsContextOptions } from "../tunnel/tls-listener.ts";
+import type { ClientCertificateCheck } from "../front/client-cert-check.ts";
+import { createClientCertificateCheck } from "../front/client-cert-check.ts";
+import { tlsContextOptions } from "../front/tls-listener.ts";
 import { loadClientCertFiles } from "./client-cert-setup.ts";
 import { obtainServerCertificate } from "./server-certificate.ts";
 

@@ -7,7 +7,7 @@ import { SamlProvider } from "../control/auth/saml/saml-provider.ts";
 import { SamlStep } from "../control/auth/saml/saml-step.ts";
 import { err, ok, type Result } from "../errors.ts";
 import type { UserRecord } from "../store/records.ts";
-import type { SamlFront } from "../tunnel/saml-endpoints.ts";
+import type { SamlFront } from "../front/saml-endpoints.ts";
 import type { Log } from "../log/log-line.ts";
 
 export interface SamlSetup {

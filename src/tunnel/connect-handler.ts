@@ -1,12 +1,12 @@
 import type { Session } from "../control/sessions.ts";
 import type { AddressPool } from "../net/address-pool.ts";
 import { formatIpv4, parseIpv4 } from "../net/ipv4.ts";
-import { SESSION_COOKIE } from "./auth-endpoint.ts";
-import { parseCookies } from "./cookies.ts";
+import { SESSION_COOKIE } from "../front/auth-endpoint.ts";
+import { parseCookies } from "../front/cookies.ts";
 import type { CstpDialect } from "./cstp-codec.ts";
 import type { DtlsOffer } from "./dtls-offer.ts";
-import type { HttpRequest } from "./http-head.ts";
-import type { ResponseSpec } from "./http-response.ts";
+import type { HttpRequest } from "../front/http-head.ts";
+import type { ResponseSpec } from "../front/http-response.ts";
 import { cstpHeaders, negotiateTunnel, type TunnelDefaults, type TunnelParams } from "./tunnel-params.ts";
 import type { DataPlane } from "./tunnel-connection.ts";
 import { sessionTimeoutHeaders } from "./session-timeout-headers.ts";

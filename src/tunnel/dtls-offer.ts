@@ -1,5 +1,5 @@
 import { randomBytes } from "node:crypto";
-import type { HeaderList } from "./http-head.ts";
+import type { HeaderList } from "../front/http-head.ts";
 import {
   chooseLegacySuite,
   dataMtu,
@@ -7,7 +7,7 @@ import {
   PSK_AES256_GCM_SHA384,
   PSK_NEGOTIATE,
   type DtlsHandshakeMode,
-} from "./dtls/index.ts";
+} from "../dtls/protocol/index.ts";
 
 /** What a CONNECT answer promises about DTLS, and how the UDP side recognises the client. */
 export interface DtlsOffer {

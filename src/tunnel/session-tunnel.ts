@@ -1,6 +1,6 @@
 import type { PacketSink } from "../net/router.ts";
 import type { CstpChannel } from "./cstp-channel.ts";
-import type { DtlsChannel } from "./dtls-channel.ts";
+import type { DtlsChannel } from "../dtls/dtls-channel.ts";
 
 /**
  * The downstream side of one session: packets go over DTLS while it is up and the client uses

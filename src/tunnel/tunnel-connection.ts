@@ -6,7 +6,7 @@ import type { TunDevice } from "../runtime/tun.ts";
 import { CstpChannel, type ChannelEnd, type ChannelSocket } from "./cstp-channel.ts";
 import type { CstpDialect } from "./cstp-codec.ts";
 import type { DtlsOffer } from "./dtls-offer.ts";
-import type { DtlsServer } from "./dtls-server.ts";
+import type { DtlsServer } from "../dtls/dtls-server.ts";
 import { SessionTunnel } from "./session-tunnel.ts";
 import type { TunnelParams } from "./tunnel-params.ts";
 import { logLine, type Log } from "../log/log-line.ts";

@@ -1,6 +1,6 @@
 import type { CompiledPolicy } from "../control/group-policy.ts";
 import { formatCidrDottedMask, formatIpv4, prefixToMask } from "../net/ipv4.ts";
-import type { HeaderList } from "./http-head.ts";
+import type { HeaderList } from "../front/http-head.ts";
 
 /** Gateway-wide defaults a group may override. */
 export interface TunnelDefaults {

@@ -12,11 +12,11 @@ import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { execFileSync } from "node:child_process";
 import { mkdirSync, readdirSync, readFileSync, rmSync } from "node:fs";
 import { join } from "node:path";
-import { gwCli, provision, repoRoot, startGw, tempDir, type RunningGw } from "./harness/gateway.ts";
-import { startOpenconnect, waitForScript } from "./harness/openconnect.ts";
-import { e2eAvailable } from "./harness/preconditions.ts";
-import { ProcessGroup, type Started } from "./harness/processes.ts";
-import { createTopology, type Topology } from "./harness/topology.ts";
+import { gwCli, provision, repoRoot, startGw, tempDir, type RunningGw } from "../harness/gateway.ts";
+import { startOpenconnect, waitForScript } from "../harness/openconnect.ts";
+import { e2eAvailable } from "../harness/preconditions.ts";
+import { ProcessGroup, type Started } from "../harness/processes.ts";
+import { createTopology, type Topology } from "../harness/topology.ts";
 
 const ATTACKER = "203.0.113.3";
 /**

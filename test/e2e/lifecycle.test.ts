@@ -9,11 +9,11 @@ import { mkdirSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { createSelfSignedCertificate } from "../../src/pki/self-signed.ts";
 import { pinSha256 } from "../../src/pki/pin.ts";
-import { gwArgv, provision, startGw, tempDir, type RunningGw } from "./harness/gateway.ts";
-import { startOpenconnect, waitForScript } from "./harness/openconnect.ts";
-import { e2eAvailable } from "./harness/preconditions.ts";
-import { ProcessGroup } from "./harness/processes.ts";
-import { createTopology, type Topology } from "./harness/topology.ts";
+import { gwArgv, provision, startGw, tempDir, type RunningGw } from "../harness/gateway.ts";
+import { startOpenconnect, waitForScript } from "../harness/openconnect.ts";
+import { e2eAvailable } from "../harness/preconditions.ts";
+import { ProcessGroup } from "../harness/processes.ts";
+import { createTopology, type Topology } from "../harness/topology.ts";
 
 describe.skipIf(!e2eAvailable())("gw reload (SIGHUP) and gw drain", () => {
   let topology: Topology;

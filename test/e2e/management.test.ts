@@ -8,11 +8,11 @@ import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { execFileSync } from "node:child_process";
 import { existsSync, mkdirSync, rmSync, statSync } from "node:fs";
 import { join } from "node:path";
-import { gwArgv, gwCli, startGw, tempDir, type GwVariant, type RunningGw } from "./harness/gateway.ts";
-import { startOpenconnect, waitForScript } from "./harness/openconnect.ts";
-import { e2eAvailable } from "./harness/preconditions.ts";
-import { ProcessGroup } from "./harness/processes.ts";
-import { createTopology, type Topology } from "./harness/topology.ts";
+import { gwArgv, gwCli, startGw, tempDir, type GwVariant, type RunningGw } from "../harness/gateway.ts";
+import { startOpenconnect, waitForScript } from "../harness/openconnect.ts";
+import { e2eAvailable } from "../harness/preconditions.ts";
+import { ProcessGroup } from "../harness/processes.ts";
+import { createTopology, type Topology } from "../harness/topology.ts";
 
 const variants: GwVariant[] = ["sources", "binary"];
 

@@ -11,11 +11,11 @@ import { join } from "node:path";
 import { X509Certificate } from "node:crypto";
 import { createCertificateAuthority } from "../../src/pki/ca.ts";
 import { issueClientCertificate, type ClientCertificateOptions } from "../../src/pki/client-cert.ts";
-import { gwCli, startGw, tempDir, type GwVariant, type RunningGw } from "./harness/gateway.ts";
-import { clientScript, scriptEnv, waitForScript } from "./harness/openconnect.ts";
-import { e2eAvailable } from "./harness/preconditions.ts";
-import { ProcessGroup, type Started } from "./harness/processes.ts";
-import { createTopology, type Topology } from "./harness/topology.ts";
+import { gwCli, startGw, tempDir, type GwVariant, type RunningGw } from "../harness/gateway.ts";
+import { clientScript, scriptEnv, waitForScript } from "../harness/openconnect.ts";
+import { e2eAvailable } from "../harness/preconditions.ts";
+import { ProcessGroup, type Started } from "../harness/processes.ts";
+import { createTopology, type Topology } from "../harness/topology.ts";
 
 const variants: GwVariant[] = ["sources", "binary"];
 

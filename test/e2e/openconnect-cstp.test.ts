@@ -6,11 +6,11 @@ import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { execFileSync } from "node:child_process";
 import { mkdirSync, rmSync } from "node:fs";
 import { join } from "node:path";
-import { gwCli, provision, repoRoot, startGw, tempDir, type GwVariant, type RunningGw } from "./harness/gateway.ts";
-import { scriptEnv, startOpenconnect, waitForScript } from "./harness/openconnect.ts";
-import { ProcessGroup } from "./harness/processes.ts";
-import { createTopology, type Topology } from "./harness/topology.ts";
-import { e2eAvailable } from "./harness/preconditions.ts";
+import { gwCli, provision, repoRoot, startGw, tempDir, type GwVariant, type RunningGw } from "../harness/gateway.ts";
+import { scriptEnv, startOpenconnect, waitForScript } from "../harness/openconnect.ts";
+import { ProcessGroup } from "../harness/processes.ts";
+import { createTopology, type Topology } from "../harness/topology.ts";
+import { e2eAvailable } from "../harness/preconditions.ts";
 
 const variants: GwVariant[] = ["sources", "binary"];
 

@@ -9,11 +9,11 @@ import { execFileSync } from "node:child_process";
 import { mkdirSync, rmSync } from "node:fs";
 import { join } from "node:path";
 import { base32Decode, base32Encode, generateTotpSecret, totpCode } from "../../src/control/auth/totp.ts";
-import { gwCli, repoRoot, startGw, tempDir, type RunningGw } from "./harness/gateway.ts";
-import { scriptEnv, startOpenconnect, waitForScript } from "./harness/openconnect.ts";
-import { e2eAvailable } from "./harness/preconditions.ts";
-import { ProcessGroup } from "./harness/processes.ts";
-import { createTopology, type Topology } from "./harness/topology.ts";
+import { gwCli, repoRoot, startGw, tempDir, type RunningGw } from "../harness/gateway.ts";
+import { scriptEnv, startOpenconnect, waitForScript } from "../harness/openconnect.ts";
+import { e2eAvailable } from "../harness/preconditions.ts";
+import { ProcessGroup } from "../harness/processes.ts";
+import { createTopology, type Topology } from "../harness/topology.ts";
 
 describe.skipIf(!e2eAvailable())("password+otp against gw", () => {
   let topology: Topology;

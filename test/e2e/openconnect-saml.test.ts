@@ -9,11 +9,11 @@ import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { execFileSync } from "node:child_process";
 import { existsSync, mkdirSync, readFileSync, rmSync } from "node:fs";
 import { join } from "node:path";
-import { gwCli, repoRoot, startGw, tempDir, type GwVariant, type RunningGw } from "./harness/gateway.ts";
-import { clientScript, startOpenconnect, waitForScript } from "./harness/openconnect.ts";
-import { e2eAvailable } from "./harness/preconditions.ts";
-import { ProcessGroup, type Started } from "./harness/processes.ts";
-import { createTopology, type Topology } from "./harness/topology.ts";
+import { gwCli, repoRoot, startGw, tempDir, type GwVariant, type RunningGw } from "../harness/gateway.ts";
+import { clientScript, startOpenconnect, waitForScript } from "../harness/openconnect.ts";
+import { e2eAvailable } from "../harness/preconditions.ts";
+import { ProcessGroup, type Started } from "../harness/processes.ts";
+import { createTopology, type Topology } from "../harness/topology.ts";
 
 const IDP_PORT = 8089;
 const browser = join(repoRoot, "test/e2e/fixtures/sso-browser.sh");

@@ -8,12 +8,12 @@ import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { execFileSync } from "node:child_process";
 import { mkdirSync, rmSync } from "node:fs";
 import { join } from "node:path";
-import { provision, startGw, tempDir, type GwVariant, type RunningGw } from "./harness/gateway.ts";
-import { startOpenconnect, waitForScript } from "./harness/openconnect.ts";
-import { authenticate, startWithCookie } from "./harness/openconnect-cookie.ts";
-import { ProcessGroup } from "./harness/processes.ts";
-import { createTopology, type Topology } from "./harness/topology.ts";
-import { e2eAvailable } from "./harness/preconditions.ts";
+import { provision, startGw, tempDir, type GwVariant, type RunningGw } from "../harness/gateway.ts";
+import { startOpenconnect, waitForScript } from "../harness/openconnect.ts";
+import { authenticate, startWithCookie } from "../harness/openconnect-cookie.ts";
+import { ProcessGroup } from "../harness/processes.ts";
+import { createTopology, type Topology } from "../harness/topology.ts";
+import { e2eAvailable } from "../harness/preconditions.ts";
 
 const LAN = "198.51.100.0/24";
 

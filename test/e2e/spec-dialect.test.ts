@@ -7,10 +7,10 @@ import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { execFileSync } from "node:child_process";
 import { rmSync } from "node:fs";
 import { join } from "node:path";
-import { provision, repoRoot, startGw, tempDir, type RunningGw } from "./harness/gateway.ts";
-import { e2eAvailable } from "./harness/preconditions.ts";
-import { ProcessGroup } from "./harness/processes.ts";
-import { createTopology, type Topology } from "./harness/topology.ts";
+import { provision, repoRoot, startGw, tempDir, type RunningGw } from "../harness/gateway.ts";
+import { e2eAvailable } from "../harness/preconditions.ts";
+import { ProcessGroup } from "../harness/processes.ts";
+import { createTopology, type Topology } from "../harness/topology.ts";
 
 describe.skipIf(!e2eAvailable())("the spec's literal dialect against gw", () => {
   let topology: Topology;

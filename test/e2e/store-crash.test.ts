@@ -8,10 +8,10 @@ import { execFileSync } from "node:child_process";
 import { existsSync, rmSync } from "node:fs";
 import { join } from "node:path";
 import { DatabaseSync } from "node:sqlite";
-import { gwArgv, repoRoot, startGw, tempDir } from "./harness/gateway.ts";
-import { e2eAvailable } from "./harness/preconditions.ts";
-import { ProcessGroup } from "./harness/processes.ts";
-import { createTopology, type Topology } from "./harness/topology.ts";
+import { gwArgv, repoRoot, startGw, tempDir } from "../harness/gateway.ts";
+import { e2eAvailable } from "../harness/preconditions.ts";
+import { ProcessGroup } from "../harness/processes.ts";
+import { createTopology, type Topology } from "../harness/topology.ts";
 
 describe.skipIf(!e2eAvailable())("the store survives kill -9 during API writes", () => {
   let topology: Topology;

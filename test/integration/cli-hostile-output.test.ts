@@ -9,7 +9,7 @@ import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { openSqliteStore } from "../../src/store/sqlite-store.ts";
-import { gwCli } from "../e2e/harness/gateway.ts";
+import { gwCli } from "../harness/gateway.ts";
 
 const dir = mkdtempSync(join(tmpdir(), "gw-cli-hostile-"));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));

@@ -7,7 +7,7 @@ import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { existsSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { gwCli, repoRoot, type GwVariant } from "../e2e/harness/gateway.ts";
+import { gwCli, repoRoot, type GwVariant } from "../harness/gateway.ts";
 
 const variants: GwVariant[] = ["sources", "binary"];
 const dirs: string[] = [];

@@ -8,7 +8,7 @@ import { execFileSync } from "node:child_process";
 import { existsSync, mkdtempSync, readFileSync, rmSync, statSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { gwCli, repoRoot, type GwVariant } from "../e2e/harness/gateway.ts";
+import { gwCli, repoRoot, type GwVariant } from "../harness/gateway.ts";
 
 const variants: GwVariant[] = ["sources", "binary"];
 const dirs: string[] = [];

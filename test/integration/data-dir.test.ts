@@ -11,10 +11,10 @@ import { chmodSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSyn
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { DatabaseSync } from "node:sqlite";
-import { gwArgv, gwCli } from "../e2e/harness/gateway.ts";
-import { e2eAvailable } from "../e2e/harness/preconditions.ts";
-import { ProcessGroup } from "../e2e/harness/processes.ts";
-import { createLoopbackNamespace } from "../e2e/harness/topology.ts";
+import { gwArgv, gwCli } from "../harness/gateway.ts";
+import { e2eAvailable } from "../harness/preconditions.ts";
+import { ProcessGroup } from "../harness/processes.ts";
+import { createLoopbackNamespace } from "../harness/topology.ts";
 
 const work = mkdtempSync(join(tmpdir(), "gw-datadir-"));
 afterAll(() => rmSync(work, { recursive: true, force: true }));

@@ -10,7 +10,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { loadClientCertTrust } from "../../src/pki/client-cert-trust.ts";
 import { verifyClientCertificate } from "../../src/pki/verify-client-cert.ts";
-import { gwCli } from "../e2e/harness/gateway.ts";
+import { gwCli } from "../harness/gateway.ts";
 
 const work = mkdtempSync(join(tmpdir(), "gw-pki-"));
 afterAll(() => rmSync(work, { recursive: true, force: true }));

@@ -10,7 +10,7 @@ import { join } from "node:path";
 import { createCertificateAuthority } from "../../src/pki/ca.ts";
 import { issueClientCertificate } from "../../src/pki/client-cert.ts";
 import { createCrl } from "../../src/pki/crl.ts";
-import { gwArgv } from "../e2e/harness/gateway.ts";
+import { gwArgv } from "../harness/gateway.ts";
 
 const work = mkdtempSync(join(tmpdir(), "gw-client-ca-"));
 afterAll(() => rmSync(work, { recursive: true, force: true }));

@@ -11,11 +11,11 @@ import { mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import type { Status } from "../../src/control/status.ts";
-import { FRONT_LIMITS } from "../../src/tunnel/front-limits.ts";
-import { gwArgv, provision, repoRoot } from "../e2e/harness/gateway.ts";
-import { e2eAvailable } from "../e2e/harness/preconditions.ts";
-import { ProcessGroup, type Started } from "../e2e/harness/processes.ts";
-import { createLoopbackNamespace } from "../e2e/harness/topology.ts";
+import { FRONT_LIMITS } from "../../src/front/front-limits.ts";
+import { gwArgv, provision, repoRoot } from "../harness/gateway.ts";
+import { e2eAvailable } from "../harness/preconditions.ts";
+import { ProcessGroup, type Started } from "../harness/processes.ts";
+import { createLoopbackNamespace } from "../harness/topology.ts";
 
 const HOSTILE = join(repoRoot, "test/e2e/fixtures/hostile-client.ts");
 const LOGIN_PROBE = join(repoRoot, "test/e2e/fixtures/login-probe.ts");

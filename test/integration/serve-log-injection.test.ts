@@ -8,10 +8,10 @@ import { execFileSync } from "node:child_process";
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { gwArgv } from "../e2e/harness/gateway.ts";
-import { e2eAvailable } from "../e2e/harness/preconditions.ts";
-import { ProcessGroup } from "../e2e/harness/processes.ts";
-import { createLoopbackNamespace } from "../e2e/harness/topology.ts";
+import { gwArgv } from "../harness/gateway.ts";
+import { e2eAvailable } from "../harness/preconditions.ts";
+import { ProcessGroup } from "../harness/processes.ts";
+import { createLoopbackNamespace } from "../harness/topology.ts";
 
 const HOSTILE = "eve\n2000-01-01T00:00:00.000Z login ok user=forged\r\x1b[2J\0\u2028x"; // the form trims the ends
 const ESCAPED = '"eve\\x0a2000-01-01T00:00:00.000Z login ok user=forged\\x0d\\x1b[2J\\x00\\u{2028}x"';

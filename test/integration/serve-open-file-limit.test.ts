@@ -12,10 +12,10 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import type { Status } from "../../src/control/status.ts";
 import { descriptorBudget } from "../../src/serve/descriptor-budget.ts";
-import { gwArgv, provision, repoRoot } from "../e2e/harness/gateway.ts";
-import { e2eAvailable } from "../e2e/harness/preconditions.ts";
-import { ProcessGroup, type Started } from "../e2e/harness/processes.ts";
-import { createLoopbackNamespace } from "../e2e/harness/topology.ts";
+import { gwArgv, provision, repoRoot } from "../harness/gateway.ts";
+import { e2eAvailable } from "../harness/preconditions.ts";
+import { ProcessGroup, type Started } from "../harness/processes.ts";
+import { createLoopbackNamespace } from "../harness/topology.ts";
 
 const LIMIT = 200;
 const CAP = descriptorBudget(LIMIT).sessions;

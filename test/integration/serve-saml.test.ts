@@ -8,7 +8,7 @@ import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { gatewaySettingsSchema } from "../../src/config/gateway-config.ts";
-import { gwArgv } from "../e2e/harness/gateway.ts";
+import { gwArgv } from "../harness/gateway.ts";
 
 const work = mkdtempSync(join(tmpdir(), "gw-saml-"));
 afterAll(() => rmSync(work, { recursive: true, force: true }));

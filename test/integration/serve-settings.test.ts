@@ -8,10 +8,10 @@ import { execFileSync } from "node:child_process";
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { gwArgv } from "../e2e/harness/gateway.ts";
-import { e2eAvailable } from "../e2e/harness/preconditions.ts";
-import { ProcessGroup } from "../e2e/harness/processes.ts";
-import { createLoopbackNamespace } from "../e2e/harness/topology.ts";
+import { gwArgv } from "../harness/gateway.ts";
+import { e2eAvailable } from "../harness/preconditions.ts";
+import { ProcessGroup } from "../harness/processes.ts";
+import { createLoopbackNamespace } from "../harness/topology.ts";
 
 let ns = "";
 let namespace: ReturnType<typeof createLoopbackNamespace> | undefined;

@@ -1,6 +1,6 @@
 /** Byte-level arbitraries shared by the fuzz targets: mutations of valid inputs and arbitrary splits. */
 import fc from "fast-check";
-import { concatBytes } from "../../../src/tunnel/dtls/bytes.ts";
+import { concatBytes } from "../../../src/dtls/protocol/bytes.ts";
 
 export type Mutation =
   | { op: "set"; at: number; value: number }

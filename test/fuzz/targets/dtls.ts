@@ -1,17 +1,17 @@
 /**
- * Fuzz targets for the DTLS core (src/tunnel/dtls/): record parsing, record protection,
+ * Fuzz targets for the DTLS core (src/dtls/protocol/): record parsing, record protection,
  * the UDP demultiplexer's ClientHello peek and the server handshake, fed the captured
  * openconnect 9.01 handshakes (test/fixtures/dtls-test-vectors.json) mutated byte-wise,
  * truncated and extended.
  */
 import fc from "fast-check";
 import { GwError } from "../../../src/errors.ts";
-import { findLegacySuite, PSK_AES256_GCM_SHA384, type DtlsSuite } from "../../../src/tunnel/dtls/cipher-suites.ts";
-import { ExtensionType, parseClientHello, parseHandshakeMessages } from "../../../src/tunnel/dtls/handshake.ts";
-import { deriveTrafficKeys } from "../../../src/tunnel/dtls/keys.ts";
-import { ContentType, createRecordProtection, encodeRecord, parseRecords, type RecordProtection } from "../../../src/tunnel/dtls/record.ts";
-import { DtlsServerHandshake, type HandshakeStep, peekClientHelloSessionId } from "../../../src/tunnel/dtls/server-handshake.ts";
-import { legacy09, legacy12, psk12 } from "../../unit/dtls/vectors.ts";
+import { findLegacySuite, PSK_AES256_GCM_SHA384, type DtlsSuite } from "../../../src/dtls/protocol/cipher-suites.ts";
+import { ExtensionType, parseClientHello, parseHandshakeMessages } from "../../../src/dtls/protocol/handshake.ts";
+import { deriveTrafficKeys } from "../../../src/dtls/protocol/keys.ts";
+import { ContentType, createRecordProtection, encodeRecord, parseRecords, type RecordProtection } from "../../../src/dtls/protocol/record.ts";
+import { DtlsServerHandshake, type HandshakeStep, peekClientHelloSessionId } from "../../../src/dtls/protocol/server-handshake.ts";
+import { legacy09, legacy12, psk12 } from "../../unit/dtls/protocol/vectors.ts";
 import { concat, mutatedBytes, toHex } from "./bytes.ts";
 import { check, checkTypedError, type FuzzTarget } from "./target.ts";
 

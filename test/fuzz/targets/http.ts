@@ -1,10 +1,10 @@
 /**
- * Fuzz targets for the tunnel port's HTTP layer: parseRequestHead (src/tunnel/http-head.ts) and
- * createRequestReader (src/tunnel/http-request-reader.ts).
+ * Fuzz targets for the tunnel port's HTTP layer: parseRequestHead (src/front/http-head.ts) and
+ * createRequestReader (src/front/http-request-reader.ts).
  */
 import fc from "fast-check";
-import { ALLOWED_METHODS, parseRequestHead, type HttpErrorDetails } from "../../../src/tunnel/http-head.ts";
-import { createRequestReader, type ReaderEvent, type RequestReaderOptions } from "../../../src/tunnel/http-request-reader.ts";
+import { ALLOWED_METHODS, parseRequestHead, type HttpErrorDetails } from "../../../src/front/http-head.ts";
+import { createRequestReader, type ReaderEvent, type RequestReaderOptions } from "../../../src/front/http-request-reader.ts";
 import { chunkSizes, concat, latin1, mutatedBytes, splitBySizes, strOf, toHex } from "./bytes.ts";
 import { check, checkTypedError, type FuzzTarget } from "./target.ts";
 

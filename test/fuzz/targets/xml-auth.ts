@@ -1,12 +1,12 @@
 /**
- * Fuzz targets for the login documents: the hardened XML reader and writer (src/tunnel/xml.ts),
- * the login POST body in both dialects (src/tunnel/auth-request.ts: openconnect's config-auth
- * XML and the urlencoded form carrying challenge answers) and the Cookie header (src/tunnel/cookies.ts).
+ * Fuzz targets for the login documents: the hardened XML reader and writer (src/front/xml.ts),
+ * the login POST body in both dialects (src/front/auth-request.ts: openconnect's config-auth
+ * XML and the urlencoded form carrying challenge answers) and the Cookie header (src/front/cookies.ts).
  */
 import fc from "fast-check";
-import { parseAuthRequest, type AuthRequestLimits } from "../../../src/tunnel/auth-request.ts";
-import { parseCookies } from "../../../src/tunnel/cookies.ts";
-import { children, parseXmlDocument, text, type XmlElement, type XmlNode, xmlDocument } from "../../../src/tunnel/xml.ts";
+import { parseAuthRequest, type AuthRequestLimits } from "../../../src/front/auth-request.ts";
+import { parseCookies } from "../../../src/front/cookies.ts";
+import { children, parseXmlDocument, text, type XmlElement, type XmlNode, xmlDocument } from "../../../src/front/xml.ts";
 import { mutatedBytes, strOf, utf8 } from "./bytes.ts";
 import { check, checkTypedError, type FuzzTarget } from "./target.ts";
 

@@ -4,7 +4,7 @@ import { SessionRegistry, type LiveConnection, type Session } from "../../../src
 import { AddressPool } from "../../../src/net/address-pool.ts";
 import { parseCidr } from "../../../src/net/ipv4.ts";
 import { decideConnect } from "../../../src/tunnel/connect-handler.ts";
-import { HeaderList, type HttpRequest } from "../../../src/tunnel/http-head.ts";
+import { HeaderList, type HttpRequest } from "../../../src/front/http-head.ts";
 import type { DataPlane } from "../../../src/tunnel/tunnel-connection.ts";
 import type { TunnelDefaults } from "../../../src/tunnel/tunnel-params.ts";
 

@@ -1,6 +1,6 @@
 import { describe, expect, test } from "bun:test";
 import { offerDtls } from "../../../src/tunnel/dtls-offer.ts";
-import { HeaderList } from "../../../src/tunnel/http-head.ts";
+import { HeaderList } from "../../../src/front/http-head.ts";
 
 // What openconnect 9.01 sends (PROTOCOL.md §5.1).
 const OPENCONNECT = {

@@ -1,5 +1,5 @@
 import { describe, expect, test } from "bun:test";
-import { HeaderList } from "../../../src/tunnel/http-head.ts";
+import { HeaderList } from "../../../src/front/http-head.ts";
 import { cstpHeaders, negotiateTunnel, type TunnelDefaults } from "../../../src/tunnel/tunnel-params.ts";
 import { parseIpv4 } from "../../../src/net/ipv4.ts";
 import { compilePolicy } from "../../../src/control/group-policy.ts";

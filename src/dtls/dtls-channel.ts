@@ -1,0 +1,157 @@
+import type { DropCounters } from "../net/drop-counters.ts";
+import type { TrafficCounters } from "../net/traffic-counters.ts";
+import type { UdpSocket } from "../runtime/udp.ts";
+import type { UdpOutbox } from "./udp-outbox.ts";
+import { ContentType, type DtlsEstablished, type DtlsRecord } from "./protocol/index.ts";
+
+/** Payload types inside a DTLS record (PROTOCOL.md §7.5). */
+const DATA = 0x00;
+const DPD_REQ = 0x03;
+const DPD_RESP = 0x04;
+const DISCONNECT = 0x05;
+const KEEPALIVE = 0x07;
+
+/**
+ * What became of one received record. Only ACCEPTED (authentic and new) proves the sender holds the
+ * channel's keys now: a replayed record may be a capture sent by anyone (plain numbers: no allocation
+ * per datagram).
+ */
+export const RECORD_ACCEPTED = 0;
+export const RECORD_REPLAYED = 1;
+export const RECORD_REJECTED = 2;
+export type RecordVerdict = typeof RECORD_ACCEPTED | typeof RECORD_REPLAYED | typeof RECORD_REJECTED;
+
+export interface DtlsChannelOptions {
+  udp: UdpSocket;
+  /** Downstream data records wait here for one sendMany per TUN read batch; control replies go at once. */
+  outbox: UdpOutbox;
+  address: string;
+  port: number;
+  established: DtlsEstablished;
+  traffic: TrafficCounters;
+  drops: DropCounters;
+  now(): number;
+  /** An IP packet from the client, to the firewall and the TUN. */
+  onPacket(packet: Uint8Array): void;
+  /** Any authenticated record: proof that the client uses DTLS. */
+  onActivity(): void;
+}
+
+/**
+ * An established DTLS data channel: one packet per record, one record per datagram, the one-byte
+ * type prefix of §7.5 — or, for the spec's dialect, bare IP packets, answered in kind.
+ */
+export class DtlsChannel {
+  address: string;
+  port: number;
+  lastRx: number;
+  readonly cipher: string;
+  private sendSeq: number;
+  private bare = false;
+  private closed = false;
+  /** Reused for each outgoing plaintext: seal() copies, so one buffer serves every packet. */
+  private scratch = new Uint8Array(2048);
+
+  constructor(private readonly o: DtlsChannelOptions) {
+    this.address = o.address;
+    this.port = o.port;
+    this.sendSeq = o.established.nextSendSeq;
+    this.lastRx = o.now();
+    const suite = o.established.suite;
+    this.cipher = `DTLS${o.established.version === 0x0100 ? "0.9" : "1.2"} ${suite.name}`;
+  }
+
+  get isClosed(): boolean {
+    return this.closed;
+  }
+
+  /** Opens and handles one application-data record from the client; replays are counted here. */
+  receive(record: DtlsRecord): RecordVerdict {
+    const e = this.o.established;
+    if (record.type !== ContentType.applicationData || record.epoch !== e.epoch) return RECORD_REJECTED;
+    if (!e.replay.check(record.seq)) {
+      this.o.drops.count("dtls_replay");
+      return RECORD_REPLAYED; // authentic or not, it is not new: not opened
+    }
+    const opened = e.protection.open(record);
+    if (!opened.ok) return RECORD_REJECTED;
+    e.replay.mark(record.seq);
+    this.lastRx = this.o.now();
+    this.o.onActivity();
+    this.handlePlaintext(opened.value);
+    return RECORD_ACCEPTED;
+  }
+
+  sendPacket(packet: Uint8Array): void {
+    if (this.closed) return;
+    if (this.bare) this.sendPlain(packet, true);
+    else this.sendTyped(DATA, packet, true);
+    this.o.traffic.packetsOut++;
+    this.o.traffic.bytesOut += packet.length;
+  }
+
+  sendDpdRequest(): void {
+    this.sendTyped(DPD_REQ, EMPTY);
+  }
+
+  close(): void {
+    this.closed = true;
+  }
+
+  /** Plaintext the handshake already opened (a lenient completion carried data, §7.3 rule 4). */
+  acceptPlaintext(plain: Uint8Array): void {
+    this.lastRx = this.o.now();
+    this.o.onActivity();
+    this.handlePlaintext(plain);
+  }
+
+  private handlePlaintext(plain: Uint8Array): void {
+    if (plain.length === 0) return;
+    const type = plain[0]!;
+    const version = type >> 4;
+    if (version === 4 || version === 6) {
+      // The spec's dialect: a bare IP packet right after the record header.
+      this.bare = true;
+      this.deliver(plain);
+      return;
+    }
+    switch (type) {
+      case DATA:
+        this.deliver(plain.subarray(1));
+        return;
+      case DPD_REQ:
+        // MTU probes: echo the identical payload (§7.5, §9 item 4).
+        this.sendTyped(DPD_RESP, plain.subarray(1));
+        return;
+      case DPD_RESP:
+      case KEEPALIVE:
+      case DISCONNECT: // AnyConnect may send it on DTLS; the session ends over CSTP (§7.5)
+        return;
+      default:
+        this.o.drops.count("dtls_unknown_type");
+    }
+  }
+
+  private deliver(packet: Uint8Array): void {
+    this.o.traffic.packetsIn++;
+    this.o.traffic.bytesIn += packet.length;
+    this.o.onPacket(packet);
+  }
+
+  private sendTyped(type: number, payload: Uint8Array, batched = false): void {
+    if (this.scratch.length < payload.length + 1) this.scratch = new Uint8Array(payload.length + 1);
+    this.scratch[0] = type;
+    this.scratch.set(payload, 1);
+    this.sendPlain(this.scratch.subarray(0, payload.length + 1), batched);
+  }
+
+  private sendPlain(plaintext: Uint8Array, batched = false): void {
+    if (this.closed) return;
+    const e = this.o.established;
+    const record = e.protection.seal(ContentType.applicationData, e.epoch, this.sendSeq++, plaintext);
+    if (batched) this.o.outbox.add(record, this.port, this.address);
+    else if (!this.o.udp.send(record, this.port, this.address)) this.o.drops.count("udp_send_failed");
+  }
+}
+
+const EMPTY = new Uint8Array(0);

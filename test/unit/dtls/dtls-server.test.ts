@@ -1,0 +1,190 @@
+/**
+ * The UDP side of DTLS with a fake socket, driven by the captured openconnect handshake
+ * (legacy DTLS 1.2 AES256-GCM-SHA384) and by records this test seals as the client.
+ */
+import { describe, expect, test } from "bun:test";
+import type { Session } from "../../../src/control/sessions.ts";
+import { SessionRegistry } from "../../../src/control/sessions.ts";
+import { DropCounters } from "../../../src/net/drop-counters.ts";
+import type { UdpSocket } from "../../../src/runtime/udp.ts";
+import { findLegacySuite } from "../../../src/dtls/protocol/cipher-suites.ts";
+import { deriveTrafficKeys } from "../../../src/dtls/protocol/keys.ts";
+import { ContentType, createRecordProtection } from "../../../src/dtls/protocol/record.ts";
+import { DtlsServer } from "../../../src/dtls/dtls-server.ts";
+import { SessionTunnel } from "../../../src/tunnel/session-tunnel.ts";
+import { legacy12, toHex } from "./protocol/vectors.ts";
+
+const suite = findLegacySuite("X-DTLS12", "AES256-GCM-SHA384")!;
+const CLIENT = "203.0.113.2";
+
+class FakeUdp implements UdpSocket {
+  port = 443;
+  sent: { data: Uint8Array; port: number; address: string }[] = [];
+  private handler: (d: Uint8Array, p: number, a: string) => void = () => {};
+  send(data: Uint8Array, port: number, address: string): boolean {
+    this.sent.push({ data: Uint8Array.from(data), port, address });
+    return true;
+  }
+  sendMany(batch: (Uint8Array | number | string)[]): number {
+    for (let i = 0; i < batch.length; i += 3) this.send(batch[i] as Uint8Array, batch[i + 1] as number, batch[i + 2] as string);
+    return batch.length / 3;
+  }
+  onDatagram(h: (d: Uint8Array, p: number, a: string) => void): void {
+    this.handler = h;
+  }
+  deliver(data: Uint8Array, port: number, address = CLIENT): void {
+    this.handler(data, port, address);
+  }
+  close(): void {}
+}
+
+function fixture() {
+  const udp = new FakeUdp();
+  const drops = new DropCounters();
+  const server = new DtlsServer({ udp, drops, now: Date.now, log: () => {}, handshakeOptions: { serverRandom: legacy12.serverRandom } });
+  const registry = new SessionRegistry(60_000, Date.now);
+  const { session } = registry.create({ user: "alice", group: "g", policy: { routes: [], excludeRoutes: [], dns: [] }, configHash: "h" });
+  const packets: Uint8Array[] = [];
+  const channels: string[] = [];
+  const tunnel = new SessionTunnel((c) => channels.push(c));
+  server.register(toHex(legacy12.sessionId), {
+    session,
+    tunnel,
+    mode: { kind: "legacy", masterSecret: legacy12.master, sessionId: legacy12.sessionId, suite },
+    dpdSeconds: 30,
+    onPacket: (p) => packets.push(Uint8Array.from(p)),
+  });
+  const client = createRecordProtection(suite, deriveTrafficKeys(suite, legacy12.master, legacy12.clientRandom, legacy12.serverRandom), "client");
+  const d = legacy12.datagrams;
+  const establish = (port = 40000) => {
+    udp.deliver(d[0]!.bytes, port);
+    udp.deliver(d[4]!.bytes, port);
+  };
+  let seq = 10;
+  const fromClient = (plaintext: number[] | Uint8Array, s = seq++) => client.seal(ContentType.applicationData, 1, s, Uint8Array.from(plaintext));
+  return { udp, drops, server, session, tunnel, packets, channels, establish, fromClient, d, client };
+}
+
+const ipv4 = (src: number[]) => {
+  const p = new Uint8Array(28);
+  p[0] = 0x45;
+  p[3] = 28;
+  p.set(src, 12);
+  return p;
+};
+
+describe("DtlsServer", () => {
+  test("answers the captured ClientHello exactly as ocserv did, and the captured MTU probe with the identical echo", () => {
+    const { udp, establish, tunnel, d, channels } = fixture();
+    establish();
+    expect(udp.sent.slice(0, 3).map((s) => toHex(s.data))).toEqual([1, 2, 3].map((i) => toHex(d[i]!.bytes)));
+    expect(tunnel.channel).toBe("dtls");
+    expect(channels).toEqual(["dtls"]);
+    udp.deliver(d[5]!.bytes, 40000);
+    expect(toHex(udp.sent[3]!.data)).toBe(toHex(d[6]!.bytes));
+  });
+
+  test("data in both directions: typed packets, bare packets (spec dialect) answered in kind", () => {
+    const { udp, establish, tunnel, packets, fromClient, client, server } = fixture();
+    establish();
+    const before = udp.sent.length;
+    const pkt = ipv4([10, 10, 0, 2]);
+    udp.deliver(fromClient([0x00, ...pkt]), 40000);
+    expect(packets.map(toHex)).toEqual([toHex(pkt)]);
+    tunnel.sendPacket(pkt);
+    expect(udp.sent.length).toBe(before); // data records wait for the batch's flush
+    server.flush();
+    const typed = client.open(udp.sent.at(-1)!.data);
+    expect(typed.ok && toHex(typed.value)).toBe(`00${toHex(pkt)}`);
+    udp.deliver(fromClient(pkt), 40000); // no type byte: the spec's dialect
+    expect(packets.length).toBe(2);
+    tunnel.sendPacket(pkt);
+    server.flush();
+    const bare = client.open(udp.sent.at(-1)!.data);
+    expect(bare.ok && toHex(bare.value)).toBe(toHex(pkt));
+  });
+
+  test("bad input is dropped and counted; the channel keeps working", () => {
+    const { udp, drops, establish, packets, fromClient, d, session } = fixture();
+    establish();
+    const good = fromClient([0x00, ...ipv4([10, 10, 0, 2])]);
+    udp.deliver(good, 40000);
+    udp.deliver(good, 40000); // replayed
+    expect(drops.get("dtls_replay")).toBe(1);
+    const tampered = Uint8Array.from(fromClient([0x00, ...ipv4([10, 10, 0, 2])]));
+    tampered[tampered.length - 1]! ^= 1;
+    udp.deliver(tampered, 40000);
+    udp.deliver(good.subarray(0, 20), 40000); // truncated
+    udp.deliver(new Uint8Array([23, 0xfe, 0xfd, 0, 2, 0, 0, 0, 0, 0, 1, 0, 4, 1, 2, 3, 4]), 40000); // wrong epoch
+    udp.deliver(new Uint8Array(100).fill(0x41), 40000); // garbage
+    expect(drops.get("dtls_bad_record")).toBe(4);
+    // Strangers: garbage, a ClientHello for an unknown session, data from an unknown address.
+    udp.deliver(new Uint8Array([1, 2, 3]), 50000, "203.0.113.9");
+    const unknownHello = Uint8Array.from(d[0]!.bytes);
+    unknownHello[60]! ^= 0xff; // first byte of the session id
+    for (let i = 0; i < 1000; i++) udp.deliver(unknownHello, 50001 + (i % 100), "203.0.113.9");
+    udp.deliver(good, 50000, "203.0.113.9");
+    expect(drops.get("dtls_unknown_peer")).toBe(1002);
+    udp.deliver(fromClient([0x00, ...ipv4([10, 10, 0, 2])]), 40000);
+    expect(packets.length).toBe(2);
+    expect(session.ended).toBe(false);
+  });
+
+  test("NAT rebinding: an authentic record from a new port of the same address moves the channel", () => {
+    const { udp, establish, packets, fromClient, tunnel, server } = fixture();
+    establish();
+    udp.deliver(fromClient([0x00, ...ipv4([10, 10, 0, 2])]), 41234);
+    expect(packets.length).toBe(1);
+    tunnel.sendPacket(ipv4([198, 51, 100, 2]));
+    server.flush();
+    expect(udp.sent.at(-1)!.port).toBe(41234);
+  });
+
+  test("forged or replayed records from the client's address on a new port never move the channel", () => {
+    const { udp, drops, establish, packets, fromClient, tunnel, server } = fixture();
+    establish(40000);
+    const genuine = fromClient([0x00, ...ipv4([10, 10, 0, 2])]);
+    udp.deliver(genuine, 40000);
+    expect(packets.length).toBe(1);
+    // The hijack: epoch 1, old sequence numbers, random bodies, from the victim's IP on fresh ports.
+    for (let i = 0; i < 200; i++) {
+      const forged = new Uint8Array(13 + 48);
+      forged.set([23, 0xfe, 0xfd, 0, 1, 0, 0, 0, 0, 0, i % 12, 0, 48]);
+      crypto.getRandomValues(forged.subarray(13));
+      udp.deliver(forged, 50000 + i);
+    }
+    // A captured genuine record replayed from another port: authentic but not new.
+    udp.deliver(genuine, 51000);
+    expect(drops.get("dtls_rebind_refused")).toBe(201);
+    expect(packets.length).toBe(1);
+    tunnel.sendPacket(ipv4([198, 51, 100, 2]));
+    server.flush();
+    expect(udp.sent.at(-1)!.port).toBe(40000);
+    // The client itself still moves when its NAT rebinds.
+    udp.deliver(fromClient([0x00, ...ipv4([10, 10, 0, 2])]), 41234);
+    tunnel.sendPacket(ipv4([198, 51, 100, 2]));
+    server.flush();
+    expect(udp.sent.at(-1)!.port).toBe(41234);
+  });
+
+  test("a new handshake from a new port replaces the channel when it completes; unregister ends DTLS", () => {
+    const { udp, establish, tunnel, server, session, channels } = fixture();
+    establish(40000);
+    const first = tunnel.dtls;
+    establish(40001);
+    expect(tunnel.dtls).not.toBe(first);
+    expect(first?.isClosed).toBe(true);
+    server.unregister(session);
+    expect(tunnel.channel).toBe("cstp");
+    expect(channels).toEqual(["dtls", "cstp"]);
+  });
+
+  test("CSTP data means the client left DTLS: downstream follows it back", () => {
+    const { establish, tunnel, fromClient, udp } = fixture();
+    establish();
+    tunnel.cstpActive();
+    expect(tunnel.channel).toBe("cstp");
+    udp.deliver(fromClient([0x07]), 40000); // any authentic DTLS record: the client uses DTLS again
+    expect(tunnel.channel).toBe("dtls");
+  });
+});
