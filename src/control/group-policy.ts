@@ -17,7 +17,7 @@ const domainText = z
 
 /**
  * What a group hands its members' tunnels. Absent numbers fall back to the gateway's defaults.
- * No routes at all means full tunnel (PROTOCOL.md §5.3: the client then routes everything).
+ * No routes at all means full tunnel (docs/protocol.md §5.3: the client then routes everything).
  */
 export const groupPolicySchema = z
   .object({

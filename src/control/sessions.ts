@@ -4,7 +4,7 @@ import type { CompiledPolicy } from "./group-policy.ts";
 
 /** Why a session or its connection ended; shown in logs, events and (later) the API. */
 export type EndReason =
-  | "logout" // client DISCONNECT with b0 (PROTOCOL.md §8.1)
+  | "logout" // client DISCONNECT with b0 (docs/protocol.md §8.1)
   | "cookie_expired" // not reconnected within the cookie timeout
   | "admin" // ended by an operator
   | "server_stop"
@@ -45,7 +45,7 @@ export interface Session {
   readonly createdAt: number;
   /** SHA-256 of the cookie: a digest, never the cookie itself. */
   readonly tokenHash: string;
-  /** Client address leased on the first CONNECT; kept across reconnects (PROTOCOL.md §8.2). */
+  /** Client address leased on the first CONNECT; kept across reconnects (docs/protocol.md §8.2). */
   address?: number;
   connection?: LiveConnection;
   /** Packets and bytes of all of this session's connections. */
@@ -150,7 +150,7 @@ export class SessionRegistry {
     return live >= limit ? live : undefined;
   }
 
-  /** Attaches a new connection; an older one (a second client, or half-open: PROTOCOL.md §8.2) is retired. */
+  /** Attaches a new connection; an older one (a second client, or half-open: docs/protocol.md §8.2) is retired. */
   attach(session: Session, connection: LiveConnection): void {
     const previous = session.connection;
     session.connection = connection;

@@ -4,7 +4,7 @@ import type { UdpSocket } from "../runtime/udp.ts";
 import type { UdpOutbox } from "./udp-outbox.ts";
 import { ContentType, type DtlsEstablished, type DtlsRecord } from "./protocol/index.ts";
 
-/** Payload types inside a DTLS record (PROTOCOL.md §7.5). */
+/** Payload types inside a DTLS record (docs/protocol.md §7.5). */
 const DATA = 0x00;
 const DPD_REQ = 0x03;
 const DPD_RESP = 0x04;

@@ -4,7 +4,7 @@ import { inputType, specChallengeElement } from "./challenge-document.ts";
 import { renderXml, xmlDocument, type XmlNode } from "./xml.ts";
 
 /**
- * The XML the client reads during login (PROTOCOL.md §2.4, §2.8, §2.9). Two dialects:
+ * The XML the client reads during login (docs/protocol.md §2.4, §2.8, §2.9). Two dialects:
  * - "xml": openconnect/AnyConnect aggregate auth, everything under <config-auth>;
  * - "form": the legacy fallback and the spec's literal flow, a bare <auth> root.
  */
@@ -25,7 +25,7 @@ export function formDocument(dialect: AuthDialect, form: LoginForm, contextId: s
   );
 }
 
-/** The token goes in all three places (ARCHITECTURE.md, "Two dialects"); the cookie is set by the caller. */
+/** The token goes in all three places (docs/architecture.md §2 "Two dialects"); the cookie is set by the caller. */
 export function successDocument(dialect: AuthDialect, token: string, configHash: string, banner?: string): string {
   const auth: XmlNode = {
     name: "auth",

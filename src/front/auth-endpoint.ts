@@ -7,12 +7,12 @@ import type { HttpRequest } from "./http-head.ts";
 import type { ResponseSpec } from "./http-response.ts";
 import { child, text } from "./xml.ts";
 
-/** The session cookie (PROTOCOL.md §2.8) and the login-context cookie (§1: AnyConnect may switch connections). */
+/** The session cookie (docs/protocol.md §2.8) and the login-context cookie (§1: AnyConnect may switch connections). */
 export const SESSION_COOKIE = "webvpn";
 export const CONTEXT_COOKIE = "webvpncontext";
 
 /**
- * POST (any path: the init goes to the URL path the user typed, PROTOCOL.md §9 item 24) and
+ * POST (any path: the init goes to the URL path the user typed, docs/protocol.md §9 item 24) and
  * GET / (the legacy fallback's first request, §2.9): both dialects of the login.
  */
 export async function handleAuthRequest(

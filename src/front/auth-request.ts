@@ -1,6 +1,6 @@
 /**
- * Reads the body of a request to the auth endpoint, in either dialect (ARCHITECTURE.md "Two
- * dialects"): the real clients' XML `<config-auth>` (PROTOCOL.md §2.3, §2.5) or an urlencoded
+ * Reads the body of a request to the auth endpoint, in either dialect (docs/architecture.md §2 "Two
+ * dialects"): the real clients' XML `<config-auth>` (docs/protocol.md §2.3, §2.5) or an urlencoded
  * form (the legacy fallback, §2.9, and the spec's literal `username`/`password`/`group`).
  */
 import { err, ok, type Result } from "../errors.ts";
@@ -12,7 +12,7 @@ export interface AuthRequest {
   kind: "init" | "auth-reply" | "form-post" | "empty";
   /** XML: children of `<auth>` by element name. Form: every pair except the group. */
   fields: Map<string, string>;
-  /** XML: top-level `<group-select>`. Form: `group_list` (PROTOCOL.md §2.5) or `group` (spec). */
+  /** XML: top-level `<group-select>`. Form: `group_list` (docs/protocol.md §2.5) or `group` (spec). */
   groupSelect?: string;
   /** XML: the `<opaque>` element echoed back by the client (§2.4), as parsed. */
   opaque?: XmlElement;

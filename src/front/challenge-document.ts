@@ -4,7 +4,7 @@ import type { XmlNode } from "./xml.ts";
 /**
  * How a field's type is written. A concealed text field (the one-time code) is a password input
  * in openconnect's XML flow: not echoed, and filled by --token-mode=totp in a form whose auth id
- * is "challenge" (PROTOCOL.md §2.4, §2.7). The spec's form dialect keeps type "text".
+ * is "challenge" (docs/protocol.md §2.4, §2.7). The spec's form dialect keeps type "text".
  */
 export function inputType(field: FormField, dialect: "xml" | "form"): string {
   return field.conceal && dialect === "xml" ? "password" : field.type;

@@ -23,11 +23,11 @@ export interface TunnelFront {
   flow: LoginFlow;
   pool: AddressPool;
   defaults: TunnelDefaults;
-  /** The checked client certificate of a connection, when a client CA is configured (PROTOCOL.md §3). */
+  /** The checked client certificate of a connection, when a client CA is configured (docs/protocol.md §3). */
   clientCertificate?(socket: TLSSocket): Result<ClientCertificateInfo> | undefined;
-  /** The SAML service provider's pages (PROTOCOL.md §4), when SAML is configured. */
+  /** The SAML service provider's pages (docs/protocol.md §4), when SAML is configured. */
   saml?: SamlFront;
-  /** The PSK for PSK-NEGOTIATE from this connection's TLS exporter, or undefined (PROTOCOL.md §7.4). */
+  /** The PSK for PSK-NEGOTIATE from this connection's TLS exporter, or undefined (docs/protocol.md §7.4). */
   exportPsk(socket: TLSSocket): Uint8Array | undefined;
   /** Where refusals and time-outs are counted (gw_connections_*_total). */
   counters: FrontCounters;

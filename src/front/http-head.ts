@@ -1,6 +1,6 @@
 /**
  * HTTP/1.1 request heads for the tunnel port (RFC 9112), parsed strictly: what real clients
- * send (PROTOCOL.md §2.2, §5.1) is plain, so anything unusual is refused rather than guessed.
+ * send (docs/protocol.md §2.2, §5.1) is plain, so anything unusual is refused rather than guessed.
  * Framing (finding the head, bodies, pipelining) lives in http-request-reader.ts.
  */
 import { err, ok, type Result } from "../errors.ts";
@@ -8,7 +8,7 @@ import { err, ok, type Result } from "../errors.ts";
 export type HttpVersion = "HTTP/1.0" | "HTTP/1.1";
 
 /**
- * Methods the tunnel port serves: GET (form-mode fallback, PROTOCOL.md §2.9), POST (auth),
+ * Methods the tunnel port serves: GET (form-mode fallback, docs/protocol.md §2.9), POST (auth),
  * HEAD, CONNECT (the tunnel, §5). Every other method — known to HTTP or not — gets 405 with
  * code "http_method_not_allowed"; the response should carry `Allow: GET, POST, HEAD, CONNECT`.
  */

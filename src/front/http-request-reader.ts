@@ -1,7 +1,7 @@
 /**
  * Streaming HTTP/1.1 request framing for the tunnel port: finds heads split across chunks,
  * reads Content-Length bodies, handles pipelined requests, and stops at CONNECT because
- * everything after that head is CSTP (PROTOCOL.md §5.2, §6). No sockets, no timers.
+ * everything after that head is CSTP (docs/protocol.md §5.2, §6). No sockets, no timers.
  */
 import { type HttpErrorDetails, type HttpRequest, httpErr, parseRequestHead, type RequestHead } from "./http-head.ts";
 import { ok, type Result } from "../errors.ts";
@@ -189,7 +189,7 @@ export function createRequestReader(options: RequestReaderOptions = {}): Request
         const request: HttpRequest = { ...head!, body };
         head = undefined;
         events.push({ kind: "request", request });
-        // After CONNECT the stream is tunnel data (PROTOCOL.md §5.2): stop parsing HTTP.
+        // After CONNECT the stream is tunnel data (docs/protocol.md §5.2): stop parsing HTTP.
         state = request.method === "CONNECT" ? "tunnel" : "head";
       }
       if (state === "tunnel") return;

@@ -1,7 +1,7 @@
 /**
  * HTTP/1.1 responses for the tunnel port, written byte-exactly: header names keep the case
  * they are given in because openconnect matches X-CSTP-* / X-DTLS-* case-sensitively and
- * skips exactly one space after the colon (PROTOCOL.md §5.2, §9 items 5–6).
+ * skips exactly one space after the colon (docs/protocol.md §5.2, §9 items 5–6).
  *
  * Invalid input here is a programming error (all values come from our own code or from a
  * request head the parser already validated), so it throws instead of returning a Result.
@@ -48,7 +48,7 @@ export function formatResponse(spec: ResponseSpec): Uint8Array {
 
 /**
  * The CONNECT answer: `HTTP/1.1 200 CONNECTED` (openconnect needs the 13 bytes
- * `HTTP/1.1 200 ` and a reason phrase, PROTOCOL.md §5.2) + headers + empty line; no
+ * `HTTP/1.1 200 ` and a reason phrase, docs/protocol.md §5.2) + headers + empty line; no
  * Content-Length because CSTP frames follow immediately. Send it in its own write (§6.3).
  */
 export function formatConnectResponse(headers: readonly (readonly [string, string])[]): Uint8Array {

@@ -12,7 +12,7 @@ export interface SamlFront {
   finalUrl: string;
 }
 
-/** openconnect's listener for the external-browser hand-off (PROTOCOL.md §4.1, §4.3). */
+/** openconnect's listener for the external-browser hand-off (docs/protocol.md §4.1, §4.3). */
 export const HANDOFF_URL = "http://localhost:29786/api/sso/";
 
 const PATHS: ReadonlySet<string> = new Set(Object.values(SAML_PATHS));
@@ -62,7 +62,7 @@ async function acs(request: HttpRequest, saml: SamlFront): Promise<ResponseSpec>
     const final = attempt.outcome?.ok ? saml.finalUrl : `${saml.finalUrl}?status=refused`;
     return redirect(`${HANDOFF_URL}${encodeURIComponent(blob)}?return=${encodeURIComponent(final)}`);
   }
-  // Webview: the client watches the browser's cookies (PROTOCOL.md §4.1).
+  // Webview: the client watches the browser's cookies (docs/protocol.md §4.1).
   const cookie = attempt.outcome?.ok
     ? `${SSO_TOKEN_COOKIE}=${attempt.token}`
     : `${SSO_ERROR_COOKIE}=${encodeURIComponent(attempt.outcome?.error.message ?? "single sign-on failed")}`;

@@ -2,7 +2,7 @@ import type { SsoPrompt } from "../control/auth/login-form.ts";
 import type { XmlNode } from "./xml.ts";
 
 /**
- * The sso-v2 children of `<auth>` (PROTOCOL.md §4.2, the names Cisco ASA uses). The form that
+ * The sso-v2 children of `<auth>` (docs/protocol.md §4.2, the names Cisco ASA uses). The form that
  * follows holds `<input type="sso">`, which makes the client start the browser login.
  */
 export function ssoElements(sso: SsoPrompt): XmlNode[] {

@@ -27,7 +27,7 @@ export interface TlsListenOptions {
    * The client CA certificates (PEM): when given, every client is asked for a certificate, and
    * the request names these CAs so clients holding several certificates pick the right one. The
    * handshake never fails for a missing or bad certificate: the login decides, so password
-   * fallback and clear errors stay possible (PROTOCOL.md §3.1).
+   * fallback and clear errors stay possible (docs/protocol.md §3.1).
    */
   clientCaPems?: string[];
   guard: HandshakeGuard;

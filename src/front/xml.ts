@@ -1,5 +1,5 @@
 /**
- * The small XML surface the auth exchange needs (PROTOCOL.md §2): a hardened reader on
+ * The small XML surface the auth exchange needs (docs/protocol.md §2): a hardened reader on
  * @rgrove/parse-xml, a four-function element API, and an always-escaping writer.
  */
 import { parseXml, XmlElement, XmlError } from "@rgrove/parse-xml";
@@ -41,7 +41,7 @@ function utf8Length(s: string): number {
   return new TextEncoder().encode(s).length;
 }
 
-/** First child element named `name` (names are case-sensitive, PROTOCOL.md §2.4). */
+/** First child element named `name` (names are case-sensitive, docs/protocol.md §2.4). */
 export function child(el: XmlElement, name: string): XmlElement | undefined {
   for (const c of el.children) if (c instanceof XmlElement && c.name === name) return c;
   return undefined;

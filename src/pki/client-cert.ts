@@ -37,7 +37,7 @@ export interface ClientCertificateOptions {
   keyUsage?: KeyUsageName[];
   /** Default ["clientAuth"]; names or dotted OIDs; [] leaves the extension out. */
   extKeyUsage?: (ExtKeyUsageName | string)[];
-  /** Default "ec-p256". AnyConnect fails RSA client keys under TLS 1.3 (PROTOCOL.md 3.1). */
+  /** Default "ec-p256". AnyConnect fails RSA client keys under TLS 1.3 (docs/protocol.md 3.1). */
   keyAlgorithm?: KeyAlgorithm;
 }
 

@@ -1,5 +1,5 @@
 /**
- * Client-certificate authentication (PROTOCOL.md 3, spec "Certificate"): the chain the client
+ * Client-certificate authentication (docs/protocol.md 3, spec "Certificate"): the chain the client
  * sent in the TLS handshake must lead to a configured CA, be within its dates, not be revoked,
  * and the leaf must allow digitalSignature and clientAuth. The handshake itself accepts any
  * certificate (rejectUnauthorized: false) so that password fallback and clear errors stay possible.

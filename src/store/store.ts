@@ -2,7 +2,7 @@ import type { ApiTokenRecord, AuditRecord, GroupRecord, NewAuditRecord, OtpRecor
 
 /**
  * The storage interface of the control plane. Calls are synchronous: node:sqlite is, and the
- * data plane never calls the store (ARCHITECTURE.md, "The shape").
+ * data plane never calls the store (docs/architecture.md §1 "The shape").
  */
 export interface Store {
   getUser(name: string): UserRecord | undefined;

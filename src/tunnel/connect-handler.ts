@@ -12,7 +12,7 @@ import type { DataPlane } from "./tunnel-connection.ts";
 import { sessionTimeoutHeaders } from "./session-timeout-headers.ts";
 import { logLine } from "../log/log-line.ts";
 
-/** Both tunnel paths: the real clients' and the spec's (ARCHITECTURE.md, "Two dialects"). */
+/** Both tunnel paths: the real clients' and the spec's (docs/architecture.md §2 "Two dialects"). */
 export const TUNNEL_PATHS = new Set(["/CSCOSSLC/tunnel", "/VENDORSSLC/tunnel"]);
 
 export type ConnectDecision =
@@ -32,7 +32,7 @@ export type DtlsOfferer = (request: HttpRequest, params: TunnelParams) => DtlsOf
 /**
  * Decides a CONNECT: a valid cookie gets the tunnel configuration; anything else a clear error
  * and no tunnel. 401 makes openconnect stop at once ("Cookie was rejected"); 503 + X-Reason is
- * reported to the user (PROTOCOL.md §5.2).
+ * reported to the user (docs/protocol.md §5.2).
  */
 export function decideConnect(
   request: HttpRequest,
@@ -47,7 +47,7 @@ export function decideConnect(
   if (!session) return refuse(401, "Unauthorized", "the session cookie is unknown or expired: log in again");
   const live = plane.sessions.userLimitReached(session);
   if (live !== undefined) {
-    // 503, not 401: the cookie stays good and openconnect retries a reconnect (PROTOCOL.md §5.2).
+    // 503, not 401: the cookie stays good and openconnect retries a reconnect (docs/protocol.md §5.2).
     return refuse(503, "Service Unavailable", `user ${session.user} already has ${live} connected session(s), the most allowed: disconnect one first`);
   }
   if (session.address === undefined) {

@@ -6,7 +6,7 @@ import { CstpWriter, type FrameSocket } from "./cstp-writer.ts";
 
 /** How a channel ended, from the session's point of view. */
 export type ChannelEnd =
-  | { kind: "logout" } // DISCONNECT with b0: the user quit (PROTOCOL.md §8.1)
+  | { kind: "logout" } // DISCONNECT with b0: the user quit (docs/protocol.md §8.1)
   | { kind: "lost"; detail: string } // TCP/TLS gone or a temporary DISCONNECT: the session may come back
   | { kind: "dead"; detail: string } // DPD got no answer
   | { kind: "protocol_error"; detail: string }
@@ -20,7 +20,7 @@ export interface ChannelSocket extends FrameSocket {
 export interface CstpChannelOptions {
   /** Known at CONNECT time for openconnect/AnyConnect; otherwise detected from the first frame. */
   dialect?: CstpDialect;
-  /** Written first, in its own write: the CONNECT response head (PROTOCOL.md §6.3 rule 3). */
+  /** Written first, in its own write: the CONNECT response head (docs/protocol.md §6.3 rule 3). */
   preamble?: Uint8Array;
   dpdSeconds: number;
   maxQueuedFrames: number;
@@ -110,7 +110,7 @@ export class CstpChannel implements PacketSink {
   }
 
   /**
-   * Server-initiated end, then close once it is written (PROTOCOL.md §8.1): TERMINATE, or with a
+   * Server-initiated end, then close once it is written (docs/protocol.md §8.1): TERMINATE, or with a
    * reason a DISCONNECT carrying it, which openconnect prints ("Received server disconnect: 00
    * '<reason>'"; TERMINATE has no text). Either way the client exits instead of reconnecting.
    */
@@ -153,7 +153,7 @@ export class CstpChannel implements PacketSink {
         this.finish({ kind: "protocol_error", detail: "compressed frame, but no compression was negotiated" }, false);
         return;
       default:
-        return; // unknown types are ignored, as ocserv does (PROTOCOL.md §6.2)
+        return; // unknown types are ignored, as ocserv does (docs/protocol.md §6.2)
     }
   };
 

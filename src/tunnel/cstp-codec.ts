@@ -1,7 +1,7 @@
 /**
- * CSTP frames inside the TLS connection, in both dialects (ARCHITECTURE.md "Two dialects"):
+ * CSTP frames inside the TLS connection, in both dialects (docs/architecture.md §2 "Two dialects"):
  *
- * - "stf" (real clients, PROTOCOL.md §6.1): `53 54 46 01` len(2, BE) type(1) `00` payload
+ * - "stf" (real clients, docs/protocol.md §6.1): `53 54 46 01` len(2, BE) type(1) `00` payload
  * - "compact" (gateway-spec.md "Packet framing"): type(1) len(2, BE) payload, data = 0x02
  *
  * Types are handled in the canonical STF numbering; the compact dialect maps its data type
@@ -11,7 +11,7 @@ import { err, GwError, ok, type Result } from "../errors.ts";
 
 export type CstpDialect = "stf" | "compact";
 
-/** Canonical packet types (PROTOCOL.md §6.2). */
+/** Canonical packet types (docs/protocol.md §6.2). */
 export const CstpType = {
   DATA: 0x00,
   DPD_REQ: 0x03,
@@ -91,7 +91,7 @@ export function encodeFrameInto(dialect: CstpDialect, type: number, payload: Uin
 // ---- decoding ------------------------------------------------------------------------------
 
 export interface CstpDecoderOptions {
-  /** Largest accepted payload. Default 16384 (openconnect's floor, PROTOCOL.md §6.1). */
+  /** Largest accepted payload. Default 16384 (openconnect's floor, docs/protocol.md §6.1). */
   maxPayload?: number;
   /** Skip detection when the dialect is already known. */
   dialect?: CstpDialect;

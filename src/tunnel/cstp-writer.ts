@@ -6,7 +6,7 @@ export interface FrameSocket {
 /**
  * Writes CSTP frames one at a time: each frame goes into its own write() and the next waits for
  * the previous write's callback, because Node-style TLS sockets coalesce queued writes into one
- * TLS record and openconnect drops records that hold more than one frame (PROTOCOL.md §6.3).
+ * TLS record and openconnect drops records that hold more than one frame (docs/protocol.md §6.3).
  * The queue is bounded: a slow client loses packets (counted by the caller) instead of growing
  * memory without limit.
  */

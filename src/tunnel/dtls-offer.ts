@@ -34,7 +34,7 @@ export interface DtlsOfferInput {
 const DEFAULT_BASE_MTU = 1406;
 
 /**
- * Chooses the DTLS mode (PROTOCOL.md §7.1): PSK-NEGOTIATE when offered and the TLS exporter
+ * Chooses the DTLS mode (docs/protocol.md §7.1): PSK-NEGOTIATE when offered and the TLS exporter
  * works, else the legacy resumption with ocserv's preference order, else none (no X-DTLS-*
  * headers at all, never DTLS that cannot complete: §9 item 10).
  */

@@ -1,7 +1,7 @@
 import type { TLSSocket } from "node:tls";
 import { logLine, type Log } from "../log/log-line.ts";
 
-/** RFC 5705 / RFC 8446 §7.5 exporter label openconnect and ocserv use, no context (PROTOCOL.md §7.4). */
+/** RFC 5705 / RFC 8446 §7.5 exporter label openconnect and ocserv use, no context (docs/protocol.md §7.4). */
 const LABEL = "EXPORTER-openconnect-psk";
 
 /**

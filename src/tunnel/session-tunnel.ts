@@ -4,7 +4,7 @@ import type { DtlsChannel } from "../dtls/dtls-channel.ts";
 
 /**
  * The downstream side of one session: packets go over DTLS while it is up and the client uses
- * it, else over CSTP (PROTOCOL.md §7.7). Upstream is accepted on both channels at all times.
+ * it, else over CSTP (docs/protocol.md §7.7). Upstream is accepted on both channels at all times.
  * The router keeps pointing at this object across reconnects and channel changes.
  */
 export class SessionTunnel implements PacketSink {

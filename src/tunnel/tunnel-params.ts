@@ -39,7 +39,7 @@ export function negotiateTunnel(headers: HeaderList, address: number, policy: Co
     address,
     netmask: formatIpv4(prefixToMask(d.poolPrefixLength)),
     mtu,
-    // openconnect ignores X-CSTP-Mobile-DPD; mobile clients get the mobile value as DPD (PROTOCOL.md §12).
+    // openconnect ignores X-CSTP-Mobile-DPD; mobile clients get the mobile value as DPD (docs/protocol.md §12).
     dpdSeconds: mobile ? mobileDpd : (policy.dpdSeconds ?? d.dpdSeconds),
     keepaliveSeconds: policy.keepaliveSeconds ?? d.keepaliveSeconds,
     mobile,
@@ -49,14 +49,14 @@ export function negotiateTunnel(headers: HeaderList, address: number, policy: Co
   };
 }
 
-/** Mobile AnyConnect clients identify by platform header or user agent (PROTOCOL.md §6.4, §10). */
+/** Mobile AnyConnect clients identify by platform header or user agent (docs/protocol.md §6.4, §10). */
 function isMobileClient(headers: HeaderList): boolean {
   const platform = (headers.get("x-anyconnect-identifier-platform") ?? "").toLowerCase();
   if (platform === "android" || platform === "apple-ios") return true;
   return (headers.get("user-agent") ?? "").startsWith("Cisco AnyConnect VPN Agent for Apple");
 }
 
-/** The CONNECT answer's headers; names are case-sensitive for openconnect (PROTOCOL.md §5.2). */
+/** The CONNECT answer's headers; names are case-sensitive for openconnect (docs/protocol.md §5.2). */
 export function cstpHeaders(p: TunnelParams): [string, string][] {
   const h: [string, string][] = [
     ["X-CSTP-Version", "1"],

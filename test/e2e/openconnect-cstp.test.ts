@@ -76,7 +76,7 @@ for (const variant of variants) {
       }
 
       // SIGUSR2 makes openconnect drop the TLS connection and reconnect with the same cookie;
-      // it would exit if the address changed (PROTOCOL.md §8.2).
+      // it would exit if the address changed (docs/protocol.md §8.2).
       oc.child.kill("SIGUSR2");
       const again = await waitForScript(state, "reconnect");
       expect(again.get("INTERNAL_IP4_ADDRESS")).toBe(address);

@@ -6,7 +6,7 @@ import type { Topology } from "./topology.ts";
 /**
  * Logs in with `openconnect --authenticate` (no tunnel) and returns the session cookie as
  * `webvpn=<token>`, the form `--cookie` takes: the way NetworkManager-style front-ends and
- * scripts hand one login to one or more later connections (PROTOCOL.md §8.2).
+ * scripts hand one login to one or more later connections (docs/protocol.md §8.2).
  */
 export function authenticate(topology: Topology, o: { user: string; password: string; pin: string; flags?: string[] }): string {
   const out = execFileSync(

@@ -13,14 +13,14 @@ export interface LoginClient {
   ip: string;
   /**
    * The client certificate of this TLS connection, checked against the configured CA
-   * (PROTOCOL.md §3.1); absent when none was sent or no CA is configured.
+   * (docs/protocol.md §3.1); absent when none was sent or no CA is configured.
    */
   certificate?: Result<ClientCertificateInfo>;
   /** `<capabilities><auth-method>` of the init (e.g. single-sign-on-v2). */
   capabilities: readonly string[];
   /**
    * X-AnyConnect-STRAP-DH-Pubkey as sent (base64 DER SPKI, P-256): the key the external-browser
-   * SSO hand-off is encrypted to (PROTOCOL.md §4.3). Unchecked here.
+   * SSO hand-off is encrypted to (docs/protocol.md §4.3). Unchecked here.
    */
   ssoDhPubkey?: string;
 }
@@ -49,7 +49,7 @@ export type StepResult =
   | { kind: "passed"; user: UserRecord }
   /** Ask again, with this error shown (the client can retry). */
   | { kind: "retry"; error: string; reason: string }
-  /** Give up: no form, the client stops (PROTOCOL.md §2.8). */
+  /** Give up: no form, the client stops (docs/protocol.md §2.8). */
   | { kind: "refused"; error: string; reason: string };
 
 /**

@@ -21,7 +21,7 @@ const ATTRIBUTE_NAMES: Record<CertUserAttribute, string> = {
 /**
  * The client certificate of the TLS handshake, already checked against the configured CA by
  * the tunnel front (LoginClient.certificate), identifies the user: the configured attribute's
- * value is the user name. No fields: the flow runs it without asking (PROTOCOL.md §3.3,
+ * value is the user name. No fields: the flow runs it without asking (docs/protocol.md §3.3,
  * certificate-only logins complete at the first request).
  */
 export class CertificateStep implements AuthStep {

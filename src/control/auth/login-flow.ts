@@ -18,7 +18,7 @@ import { logLine, type Log } from "../../log/log-line.ts";
 export interface LoginRequest {
   /** The context a previous answer handed out (opaque auth-handle or context cookie), if any. */
   contextId?: string;
-  /** "init" starts over (PROTOCOL.md §2.6: a group choice restarts with a new init). */
+  /** "init" starts over (docs/protocol.md §2.6: a group choice restarts with a new init). */
   kind: "init" | "answer";
   answers: ReadonlyMap<string, string>;
   group?: string;

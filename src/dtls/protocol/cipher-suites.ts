@@ -1,5 +1,5 @@
 /**
- * DTLS cipher suites the gateway can run (PROTOCOL.md §7.1, §7.2, §7.4).
+ * DTLS cipher suites the gateway can run (docs/protocol.md §7.1, §7.2, §7.4).
  *
  * Legacy suites are *names* carried in the CONNECT headers; the key-exchange part of a name is
  * meaningless (the handshake is always a resumption with a client-supplied master secret), and the

@@ -1,5 +1,5 @@
 /**
- * DTLS handshake messages the gateway needs (PROTOCOL.md §7.3, §7.4): ClientHello parsing,
+ * DTLS handshake messages the gateway needs (docs/protocol.md §7.3, §7.4): ClientHello parsing,
  * ServerHello / HelloVerifyRequest / ServerHelloDone / ChangeCipherSpec / Finished building, and
  * the two Finished transcript rules.
  *

@@ -1,4 +1,4 @@
-/** Socket-free DTLS server core (PROTOCOL.md §7). Wiring to UDP and tunnel sessions lives elsewhere. */
+/** Socket-free DTLS server core (docs/protocol.md §7). Wiring to UDP and tunnel sessions lives elsewhere. */
 export * from "./cipher-suites.ts";
 export { deriveTrafficKeys, masterSecretFromPsk, pskPreMasterSecret, type TrafficKeys } from "./keys.ts";
 export { prf, prfTls10, prfTls12, type PrfKind } from "./prf.ts";

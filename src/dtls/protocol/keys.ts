@@ -1,5 +1,5 @@
 /**
- * Key material for the DTLS data channel (PROTOCOL.md §7.3 "Key derivation", §7.4).
+ * Key material for the DTLS data channel (docs/protocol.md §7.3 "Key derivation", §7.4).
  * key_block = PRF(master, "key expansion", server_random ‖ client_random), split as
  *   CBC: client MAC ‖ server MAC ‖ client key ‖ server key   (IVs are explicit per record)
  *   GCM: client key ‖ server key ‖ client salt(4) ‖ server salt(4)

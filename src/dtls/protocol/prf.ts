@@ -1,5 +1,5 @@
 /**
- * TLS pseudo-random functions used by the DTLS data channel (PROTOCOL.md §7.3, §7.4).
+ * TLS pseudo-random functions used by the DTLS data channel (docs/protocol.md §7.3, §7.4).
  * - DTLS 0.9 (legacy AES*-SHA under X-DTLS-CipherSuite): TLS 1.0 PRF, P_MD5 ⊕ P_SHA1 on the split secret.
  * - DTLS 1.2: P_SHA256, or P_SHA384 for the *-SHA384 / OC-DTLS1_2-AES256-GCM / PSK-AES256-GCM suites.
  * Only used during handshakes; speed is irrelevant.

@@ -1,5 +1,5 @@
 /**
- * DTLS record layer: the 13-byte header and record protection (PROTOCOL.md §7.3 "Key derivation").
+ * DTLS record layer: the 13-byte header and record protection (docs/protocol.md §7.3 "Key derivation").
  *
  * Header: type(1) version(2) epoch(2) sequence_number(6) length(2).
  * GCM record body: explicit_nonce(8) ‖ ciphertext ‖ tag(16); nonce = salt(4) ‖ explicit(8), we use

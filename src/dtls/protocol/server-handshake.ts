@@ -1,5 +1,5 @@
 /**
- * Socket-free DTLS server handshake for one client attempt (PROTOCOL.md §7.3 legacy resumption,
+ * Socket-free DTLS server handshake for one client attempt (docs/protocol.md §7.3 legacy resumption,
  * §7.4 PSK-NEGOTIATE). Feed it every datagram that belongs to the attempt; it answers with the
  * datagrams to send and, once, with the established epoch-1 state for the data channel.
  *

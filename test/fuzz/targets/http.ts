@@ -60,7 +60,7 @@ export const validRequest: fc.Arbitrary<GeneratedRequest> = fc.record({
 
 const openconnectUserAgent = "Open AnyConnect VPN Agent v9.01-3";
 
-/** openconnect 9.01's init POST (PROTOCOL.md §2.2): XML body, X-Pad padding. */
+/** openconnect 9.01's init POST (docs/protocol.md §2.2): XML body, X-Pad padding. */
 export const openconnectPost: fc.Arbitrary<GeneratedRequest> = fc
   .tuple(fc.string({ maxLength: 40 }), fc.integer({ min: 0, max: 64 }))
   .map(([version, pad]) => ({
@@ -84,7 +84,7 @@ export const openconnectPost: fc.Arbitrary<GeneratedRequest> = fc
     eol: "\r\n",
   }));
 
-/** openconnect's CONNECT (PROTOCOL.md §5.1); what follows it on the wire is CSTP. */
+/** openconnect's CONNECT (docs/protocol.md §5.1); what follows it on the wire is CSTP. */
 export const openconnectConnect: fc.Arbitrary<GeneratedRequest> = fc
   .tuple(fc.constantFrom("/CSCOSSLC/tunnel", "/VENDORSSLC/tunnel"), strOf("0123456789ABCDEF", 64, 64), strOf(TCHARS, 1, 32))
   .map(([target, secret, host]) => ({

@@ -14,7 +14,7 @@ const XML_CODES = ["xml_malformed", "xml_forbidden_dtd", "xml_too_large"] as con
 const AUTH_CODES = ["auth_bad_request", ...XML_CODES] as const;
 const lenientUtf8 = new TextDecoder("utf-8", { fatal: false });
 
-// openconnect 9.01's documents (test/unit/auth-request.test.ts, PROTOCOL.md §2.3, §2.5).
+// openconnect 9.01's documents (test/unit/auth-request.test.ts, docs/protocol.md §2.3, §2.5).
 export const OPENCONNECT_INIT =
   '<?xml version="1.0" encoding="UTF-8"?>\n<config-auth client="vpn" type="init" aggregate-auth-version="2"><version who="vpn">v9.01-3</version><device-id>linux-64</device-id><capabilities><auth-method>single-sign-on-v2</auth-method><auth-method>single-sign-on-external-browser</auth-method></capabilities><group-access>https://vpn.example:24443/</group-access></config-auth>';
 export const OPENCONNECT_REPLY =

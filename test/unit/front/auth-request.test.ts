@@ -6,7 +6,7 @@ const enc = (s: string) => new TextEncoder().encode(s);
 const XML_CT = "application/xml; charset=utf-8";
 const FORM_CT = "application/x-www-form-urlencoded";
 
-// openconnect 9.01 sends these on one line (PROTOCOL.md §2.3, §2.5).
+// openconnect 9.01 sends these on one line (docs/protocol.md §2.3, §2.5).
 const INIT =
   '<?xml version="1.0" encoding="UTF-8"?>\n<config-auth client="vpn" type="init" aggregate-auth-version="2"><version who="vpn">v9.01-3</version><device-id>linux-64</device-id><capabilities><auth-method>single-sign-on-v2</auth-method><auth-method>single-sign-on-external-browser</auth-method></capabilities><group-access>https://vpn.example:24443/</group-access></config-auth>';
 const REPLY =

@@ -43,7 +43,7 @@ describe("HeaderList", () => {
 });
 
 describe("parseRequestHead", () => {
-  test("openconnect CONNECT head (PROTOCOL.md §5.1)", () => {
+  test("openconnect CONNECT head (docs/protocol.md §5.1)", () => {
     const r = parse(
       "CONNECT /CSCOSSLC/tunnel HTTP/1.1\r\nHost: vpn.pdoc.test:24443\r\nCookie: webvpn=abc\r\nX-CSTP-Version: 1\r\nX-CSTP-Base-MTU: 1400\r\n",
     );

@@ -67,7 +67,7 @@ describe("formatResponse", () => {
 });
 
 describe("formatConnectResponse", () => {
-  test("exact bytes, case preserved, no Content-Length (PROTOCOL.md §5.2)", () => {
+  test("exact bytes, case preserved, no Content-Length (docs/protocol.md §5.2)", () => {
     const out = dec(
       formatConnectResponse([
         ["X-CSTP-Version", "1"],

@@ -23,7 +23,7 @@ function code(s: string, max?: number) {
 }
 
 describe("parseXmlDocument", () => {
-  test("openconnect init (PROTOCOL.md §2.3)", () => {
+  test("openconnect init (docs/protocol.md §2.3)", () => {
     const el = root(INIT);
     expect(el.name).toBe("config-auth");
     expect(attr(el, "type")).toBe("init");

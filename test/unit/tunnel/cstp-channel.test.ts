@@ -52,7 +52,7 @@ const ipPacket = (n: number) => {
 };
 
 describe("CstpChannel", () => {
-  test("each frame is its own write, and the next waits for the previous one (PROTOCOL.md §6.3)", () => {
+  test("each frame is its own write, and the next waits for the previous one (docs/protocol.md §6.3)", () => {
     const { ch, socket } = channel({ dialect: "stf" });
     ch.sendPacket(ipPacket(10));
     ch.sendPacket(ipPacket(20));

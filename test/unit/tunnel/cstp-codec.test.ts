@@ -34,7 +34,7 @@ function decodeAll(chunks: Uint8Array[], options?: ConstructorParameters<typeof 
 }
 
 describe("constants", () => {
-  test("canonical STF numbering (PROTOCOL.md §6.2)", () => {
+  test("canonical STF numbering (docs/protocol.md §6.2)", () => {
     expect(CstpType).toEqual({ DATA: 0, DPD_REQ: 3, DPD_RESP: 4, DISCONNECT: 5, KEEPALIVE: 7, COMPRESSED: 8, TERMINATE: 9 });
   });
   test("detectDialect", () => {
@@ -50,7 +50,7 @@ describe("constants", () => {
 });
 
 describe("encodeFrame", () => {
-  test("byte-exact examples from PROTOCOL.md §6.2", () => {
+  test("byte-exact examples from docs/protocol.md §6.2", () => {
     expect(encodeFrame("stf", CstpType.DPD_REQ, new Uint8Array(0))).toEqual(hex("53 54 46 01 00 00 03 00"));
     expect(encodeFrame("stf", CstpType.DPD_RESP, new Uint8Array(0))).toEqual(hex("53 54 46 01 00 00 04 00"));
     expect(encodeFrame("stf", CstpType.KEEPALIVE, new Uint8Array(0))).toEqual(hex("53 54 46 01 00 00 07 00"));
@@ -198,11 +198,11 @@ describe("CstpDecoder", () => {
     });
   }
 
-  test("stf: client BYE from PROTOCOL.md §6.2", () => {
+  test("stf: client BYE from docs/protocol.md §6.2", () => {
     const r = decodeAll([concat(hex("53 54 46 01 00 12 05 00 b0"), ascii("Aborted by caller"))]);
     expect(r.frames).toEqual([[CstpType.DISCONNECT, [0xb0, ...ascii("Aborted by caller")]]]);
   });
-  test("stf: DPD request from PROTOCOL.md §6.2", () => {
+  test("stf: DPD request from docs/protocol.md §6.2", () => {
     expect(decodeAll([hex("53 54 46 01 00 00 03 00")]).frames).toEqual([[CstpType.DPD_REQ, []]]);
   });
   test("stf: unknown types are passed through", () => {

@@ -2,7 +2,7 @@ import { describe, expect, test } from "bun:test";
 import { offerDtls } from "../../../src/tunnel/dtls-offer.ts";
 import { HeaderList } from "../../../src/front/http-head.ts";
 
-// What openconnect 9.01 sends (PROTOCOL.md §5.1).
+// What openconnect 9.01 sends (docs/protocol.md §5.1).
 const OPENCONNECT = {
   "X-CSTP-Base-MTU": "1400",
   "X-DTLS-Master-Secret": "3C".repeat(48),

@@ -3,7 +3,7 @@ import type { TLSSocket } from "node:tls";
 import { createPskExporter } from "../../../src/tunnel/psk-exporter.ts";
 
 describe("createPskExporter", () => {
-  test("asks the TLS connection for 32 bytes of EXPORTER-openconnect-psk with no context (PROTOCOL.md §7.4)", () => {
+  test("asks the TLS connection for 32 bytes of EXPORTER-openconnect-psk with no context (docs/protocol.md §7.4)", () => {
     const calls: unknown[][] = [];
     const socket = { exportKeyingMaterial: (...args: unknown[]) => (calls.push(args), Buffer.alloc(32, 9)) } as unknown as TLSSocket;
     const psk = createPskExporter(() => {})(socket);

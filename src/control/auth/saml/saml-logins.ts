@@ -132,7 +132,7 @@ export class SamlLogins {
   }
 }
 
-/** 32 random bytes as hex: alphanumeric, as the external-browser hand-off requires (PROTOCOL.md §4.3). */
+/** 32 random bytes as hex: alphanumeric, as the external-browser hand-off requires (docs/protocol.md §4.3). */
 function randomToken(): string {
   return randomBytes(32).toString("hex");
 }

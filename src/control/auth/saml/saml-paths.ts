@@ -10,6 +10,6 @@ export const SAML_PATHS = {
   final: "/+CSCOE+/saml_ac_login.html",
 } as const;
 
-/** Cookie names of the webview hand-off (PROTOCOL.md §4.2). */
+/** Cookie names of the webview hand-off (docs/protocol.md §4.2). */
 export const SSO_TOKEN_COOKIE = "acSamlv2Token";
 export const SSO_ERROR_COOKIE = "acSamlv2Error";

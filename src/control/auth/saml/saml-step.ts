@@ -22,7 +22,7 @@ export interface SamlStepOptions {
 
 /**
  * SAML single sign-on as an identifying factor. The form holds one `sso` input; the client runs
- * a browser login (PROTOCOL.md §4) and posts the one-time token the ACS issued. The asserted
+ * a browser login (docs/protocol.md §4) and posts the one-time token the ACS issued. The asserted
  * user must exist in gw and be enabled; with a group attribute configured, the asserted groups
  * that exist in gw replace the stored ones for this login.
  */

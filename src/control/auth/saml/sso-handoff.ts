@@ -2,7 +2,7 @@ import { createCipheriv, createPublicKey, diffieHellman, generateKeyPairSync, hk
 import { err, ok, type Result } from "../../../errors.ts";
 
 /**
- * The external-browser hand-off of AnyConnect SSO (PROTOCOL.md §4.3): the token is encrypted
+ * The external-browser hand-off of AnyConnect SSO (docs/protocol.md §4.3): the token is encrypted
  * to the client's X-AnyConnect-STRAP-DH-Pubkey with ECIES — an ephemeral P-256 key, ECDH,
  * HKDF-SHA256 (no salt, info "AC_ECIES") to an AES-256-GCM key, the tag cut to 12 bytes — and
  * travels as `00 01` + TLVs (tag, length: 2 bytes big-endian each):

@@ -59,7 +59,7 @@ describe("dtls0.9 AES128-SHA resumption", () => {
     const clientFin = onlyMessage(unwrapped(server.open(finRec)));
     expect(clientFin.messageSeq).toBe(2);
     expect(toHex(clientFin.body)).toBe(toHex(verifyData(suite, v.master, "client", [ch.bytes, sh.bytes, serverFin.bytes])));
-    // Including the headers gives a different (wrong) value, as PROTOCOL.md §7.3 notes.
+    // Including the headers gives a different (wrong) value, as docs/protocol.md §7.3 notes.
     const withHeaders = verifyData(findLegacySuite("X-DTLS12", "AES128-SHA")!, v.master, "server", [ch.bytes, sh.bytes]);
     expect(toHex(withHeaders)).not.toBe(toHex(v.serverVerifyData));
   });

@@ -4,7 +4,7 @@
  *
  * node-dtls-client leaves a cookie-less ClientHello out of its Finished transcript (it assumes a
  * HelloVerifyRequest always happens), so this server enables the helloVerifyRequest option. Real
- * openconnect/ocserv never use one (PROTOCOL.md §7.3); that path is covered by the captured vectors.
+ * openconnect/ocserv never use one (docs/protocol.md §7.3); that path is covered by the captured vectors.
  */
 import { afterEach, describe, expect, test } from "bun:test";
 import dgram from "node:dgram";

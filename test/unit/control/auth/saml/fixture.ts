@@ -55,7 +55,7 @@ export async function samlFixture(o: { groupAttribute?: string } = {}) {
     headers: new HeaderList(headers),
     body: enc(body),
   });
-  /** An XML init / auth-reply as openconnect 9.01 posts it (PROTOCOL.md §2.3, §2.5). */
+  /** An XML init / auth-reply as openconnect 9.01 posts it (docs/protocol.md §2.3, §2.5). */
   const post = async (type: "init" | "auth-reply", x: { caps?: string[]; group?: string; handle?: string; fields?: Record<string, string>; dh?: string | null } = {}) => {
     const caps = (x.caps ?? CAPS_EXTERNAL).map((c) => `<auth-method>${c}</auth-method>`).join("");
     const body =

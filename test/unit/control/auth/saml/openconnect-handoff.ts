@@ -1,7 +1,7 @@
 import { createDecipheriv, createPublicKey, diffieHellman, hkdfSync, type KeyObject } from "node:crypto";
 
 /**
- * The client's side of the external-browser hand-off, written from PROTOCOL.md §4.3 alone (as
+ * The client's side of the external-browser hand-off, written from docs/protocol.md §4.3 alone (as
  * openconnect's hpke.c does it): `00 01`, TLVs with 2-byte big-endian tag and length, each tag
  * once; ECDH x-coordinate, HKDF-SHA256 (empty salt, info "AC_ECIES", 32 bytes), AES-256-GCM
  * with a 12-byte tag, no AAD; the token must be alphanumeric.

@@ -31,7 +31,7 @@ async function finish(fx: Fx, handle: string, token: string) {
   return { doc, response, auth: ssoOf(doc) };
 }
 
-describe("SAML SSO, external browser (PROTOCOL.md §4.2, §4.3)", () => {
+describe("SAML SSO, external browser (docs/protocol.md §4.2, §4.3)", () => {
   test("the sso-v2 form, AuthnRequest, signed assertion, encrypted hand-off, token posted: success", async () => {
     const fx = await samlFixture();
     const { sso, request } = await start(fx);

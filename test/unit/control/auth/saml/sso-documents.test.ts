@@ -22,7 +22,7 @@ const parse = (xml: string) => {
   return r.value;
 };
 
-describe("the sso-v2 auth-request document (PROTOCOL.md §4.2)", () => {
+describe("the sso-v2 auth-request document (docs/protocol.md §4.2)", () => {
   test("external mode: every sso-v2 element, in <auth>, before the form with the sso input", () => {
     const doc = parse(formDocument("xml", form("external"), "ctx-1"));
     expect(doc.name).toBe("config-auth");

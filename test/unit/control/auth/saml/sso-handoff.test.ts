@@ -6,7 +6,7 @@ import { openHandoff } from "./openconnect-handoff.ts";
 const client = () => generateKeyPairSync("ec", { namedCurve: "prime256v1" });
 const spkiB64 = (k: ReturnType<typeof client>) => k.publicKey.export({ format: "der", type: "spki" }).toString("base64");
 
-describe("external-browser hand-off (PROTOCOL.md §4.3)", () => {
+describe("external-browser hand-off (docs/protocol.md §4.3)", () => {
   test("the client decrypts the token with its DH key, as openconnect would", () => {
     const keys = client();
     const parsed = parseClientDhKey(spkiB64(keys));
