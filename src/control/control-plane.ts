@@ -2,6 +2,7 @@ import { TrafficCounters } from "../net/traffic-counters.ts";
 import type { PasswordHasher } from "../runtime/password-hasher.ts";
 import type { Store } from "../store/store.ts";
 import { VERSION } from "../version.ts";
+import { AdminService } from "./admins.ts";
 import { AuditLog } from "./audit.ts";
 import type { LoginGuard } from "./auth/login-guard.ts";
 import { BanService } from "./bans.ts";
@@ -50,6 +51,8 @@ export class ControlPlane {
   readonly connections: ConnectionService;
   readonly settings: SettingsService;
   readonly bans: BanService;
+  /** Management-plane accounts (web UI sign-in). */
+  readonly admins: AdminService;
   readonly runtime?: GatewayRuntime;
   /** Traffic of the sessions that ended in this run. */
   readonly endedTraffic = new TrafficCounters();
@@ -71,6 +74,7 @@ export class ControlPlane {
     this.connections = new ConnectionService(deps.sessions, this.audit, this.events);
     this.settings = new SettingsService(deps.store, this.audit, this.events, deps.runtime?.settings);
     this.bans = new BanService(deps.guard, this.audit, this.events);
+    this.admins = new AdminService({ store: deps.store, hasher: deps.hasher, audit: this.audit, otpKey: deps.otpKey ?? noSecretKey, now: deps.now });
 
     deps.sessions.onAttach((session, connection) => {
       this.events.emit({
