@@ -37,6 +37,8 @@ export function Page({ title, session, current, children }: PageProps) {
         <meta name="viewport" content="width=device-width, initial-scale=1" />
         <meta name="htmx-config" content={HTMX_CONFIG} />
         <title>{`${title} · gw`}</title>
+        {/* No icon: otherwise browsers ask the API for /favicon.ico and log its 401. */}
+        <link rel="icon" href="data:," />
         <link rel="stylesheet" href={assets.css.path} />
         <link rel="stylesheet" href={assets.uplotCss.path} />
         <script src={assets.htmx.path} defer></script>

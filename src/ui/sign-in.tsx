@@ -73,13 +73,13 @@ export const signInRoutes = new Hono<UiEnv>()
   .post("/sign-in", async (c) => {
     if (crossSite(c.req.raw)) return c.text("cross-site sign-in refused", 403);
     const form = passwordForm.safeParse(await c.req.parseBody());
-    if (!form.success) return c.html(<SignInPage error="Enter a name and a password." />, 400);
+    if (!form.success) return c.html(<SignInPage error="Enter a name and a password." />);
     const { name, password, code } = form.data;
     const result = await c.var.control.admins.signIn({ name, password, code, ip: c.env?.address || "unknown" });
     if (!result.ok) {
-      const status = result.error.code === "too_many_attempts" ? 429 : 401;
+      // 200 with the message: browsers log any 4xx page load as a console error.
       const message = result.error.code === "otp_required" || result.error.code === "too_many_attempts" ? result.error.message : "Wrong name, password or code.";
-      return c.html(<SignInPage error={message} name={name} askCode={result.error.code === "otp_required"} />, status);
+      return c.html(<SignInPage error={message} name={name} askCode={result.error.code === "otp_required"} />);
     }
     // A fresh session id at every sign-in (no fixation); an old cookie's session ends.
     const old = getCookie(c, SESSION_COOKIE);
@@ -90,7 +90,7 @@ export const signInRoutes = new Hono<UiEnv>()
     if (crossSite(c.req.raw)) return c.text("cross-site sign-in refused", 403);
     const form = tokenForm.safeParse(await c.req.parseBody());
     const principal = form.success ? c.var.control.tokens.authenticate(form.data.token.trim()) : undefined;
-    if (!form.success || !principal) return c.html(<SignInPage error="That token is unknown, revoked or expired." />, 401);
+    if (!form.success || !principal) return c.html(<SignInPage error="That token is unknown, revoked or expired." />);
     const old = getCookie(c, SESSION_COOKIE);
     if (old) c.var.sessions.close(old);
     return startSession(c, c.var.sessions.open({ kind: "token", name: principal.name, role: principal.scope }, form.data.token.trim()));

@@ -100,7 +100,7 @@ export function DashboardPage(props: { session: UiSession; status: Status; event
       </div>
       <section class="panel" aria-labelledby="gateway-title">
         <h2 id="gateway-title">Gateway</h2>
-        <table>
+        <table class="facts">
           <tbody>
             <tr><th scope="row">Version</th><td>{status.version}</td></tr>
             <tr><th scope="row">Started</th><td>{formatTime(status.startedAt)}</td></tr>
