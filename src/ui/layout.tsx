@@ -1,3 +1,4 @@
+/** @jsxImportSource hono/jsx */
 import { raw } from "hono/html";
 import type { Child } from "hono/jsx";
 import { assets } from "./assets.ts";

@@ -1,3 +1,4 @@
+/** @jsxImportSource hono/jsx */
 import { Hono } from "hono";
 import { streamSSE } from "hono/streaming";
 import { connectionFilterSchema } from "../control/connections.ts";

@@ -1,3 +1,4 @@
+/** @jsxImportSource hono/jsx */
 import { Hono, type Context } from "hono";
 import { deleteCookie, getCookie, setCookie } from "hono/cookie";
 import { z } from "zod";

@@ -1,3 +1,4 @@
+/** @jsxImportSource hono/jsx */
 import { Hono } from "hono";
 import { bodyLimit } from "hono/body-limit";
 import type { ControlPlane } from "../control/control-plane.ts";

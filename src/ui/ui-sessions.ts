@@ -78,11 +78,6 @@ export class UiSessions {
     this.sessions.delete(id);
   }
 
-  /** Ends every session of one admin (deleted, demoted, password changed). */
-  closeAllOf(kind: UiPrincipal["kind"], name: string): void {
-    for (const [id, s] of this.sessions) if (s.principal.kind === kind && s.principal.name === name) this.sessions.delete(id);
-  }
-
   get size(): number {
     return this.sessions.size;
   }

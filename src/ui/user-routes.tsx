@@ -1,3 +1,4 @@
+/** @jsxImportSource hono/jsx */
 import { Hono, type Context } from "hono";
 import type { GwError } from "../errors.ts";
 import { OtpEnrolledPage, pageOfUsers, UsersPage } from "./pages/users.tsx";

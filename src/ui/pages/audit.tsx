@@ -1,3 +1,4 @@
+/** @jsxImportSource hono/jsx */
 import type { AuditEntry } from "../../control/audit.ts";
 import { formatTime } from "../format.ts";
 import { Page } from "../layout.tsx";

@@ -1,3 +1,4 @@
+/** @jsxImportSource hono/jsx */
 import type { BanView } from "../../control/bans.ts";
 import { Page } from "../layout.tsx";
 import type { UiSession } from "../ui-sessions.ts";

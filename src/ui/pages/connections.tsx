@@ -1,3 +1,4 @@
+/** @jsxImportSource hono/jsx */
 import type { ConnectionView } from "../../control/connections.ts";
 import { formatBytes, formatTime } from "../format.ts";
 import { ActionButton, Page } from "../layout.tsx";

@@ -1,3 +1,4 @@
+/** @jsxImportSource hono/jsx */
 import type { GwEvent } from "../../control/events.ts";
 import type { Status } from "../../control/status.ts";
 import { formatBytes, formatDuration, formatRate, formatTime } from "../format.ts";

@@ -1,3 +1,4 @@
+/** @jsxImportSource hono/jsx */
 import type { GroupView } from "../../control/groups.ts";
 import { Page } from "../layout.tsx";
 import type { UiSession } from "../ui-sessions.ts";

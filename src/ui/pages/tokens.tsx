@@ -1,3 +1,4 @@
+/** @jsxImportSource hono/jsx */
 import type { TokenView } from "../../control/tokens.ts";
 import { formatTime } from "../format.ts";
 import { Page } from "../layout.tsx";

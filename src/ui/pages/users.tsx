@@ -1,3 +1,4 @@
+/** @jsxImportSource hono/jsx */
 import type { OtpEnrolment } from "../../control/otp.ts";
 import type { UserView } from "../../control/users.ts";
 import { formatTime } from "../format.ts";
