@@ -2,6 +2,7 @@ import { TrafficCounters } from "../net/traffic-counters.ts";
 import type { PasswordHasher } from "../runtime/password-hasher.ts";
 import type { Store } from "../store/store.ts";
 import { VERSION } from "../version.ts";
+import { AdminService } from "./admins.ts";
 import { AuditLog } from "./audit.ts";
 import type { LoginGuard } from "./auth/login-guard.ts";
 import { BanService } from "./bans.ts";
@@ -52,6 +53,8 @@ export class ControlPlane {
   readonly settings: SettingsService;
   readonly bans: BanService;
   readonly lifecycle: LifecycleService;
+  /** Management-plane accounts (web UI sign-in). */
+  readonly admins: AdminService;
   readonly runtime?: GatewayRuntime;
   /** Traffic of the sessions that ended in this run. */
   readonly endedTraffic = new TrafficCounters();
@@ -74,6 +77,7 @@ export class ControlPlane {
     this.settings = new SettingsService(deps.store, this.audit, this.events, deps.runtime?.settings);
     this.bans = new BanService(deps.guard, this.audit, this.events);
     this.lifecycle = new LifecycleService(deps.runtime?.lifecycle, this.audit, this.events);
+    this.admins = new AdminService({ store: deps.store, hasher: deps.hasher, audit: this.audit, otpKey: deps.otpKey ?? noSecretKey, now: deps.now });
 
     deps.sessions.onAttach((session, connection) => {
       this.events.emit({

@@ -5,8 +5,13 @@ export interface HttpsServerOptions {
   port: number;
   certPem: string;
   keyPem: string;
-  /** A fetch-style handler (hono's app.fetch). */
-  fetch(request: Request): Response | Promise<Response>;
+  /** A fetch-style handler (hono's app.fetch); `client` is the peer (the web UI's sign-in counts failures per address). */
+  fetch(request: Request, client: ClientInfo): Response | Promise<Response>;
+}
+
+export interface ClientInfo {
+  /** The peer's IP address; "" when the runtime cannot tell. */
+  address: string;
 }
 
 export interface HttpsServer {

@@ -6,6 +6,9 @@ import { err, ok, type Result } from "../errors.ts";
 import type { HttpsServer, ServeHttps } from "../runtime/https-server.ts";
 import { localUrl, removeApiDiscovery, writeApiDiscovery } from "./api-discovery.ts";
 import { logLine, type Log } from "../log/log-line.ts";
+import { certificateExpiry } from "../pki/pin.ts";
+import { createUiApp } from "../ui/ui-app.tsx";
+import { withUi } from "../ui/mount.ts";
 
 export interface ManagementOptions {
   control: ControlPlane;
@@ -45,7 +48,9 @@ export function startManagement(o: ManagementOptions): Result<RunningManagement>
   // A wildcard already covers the tunnel address (and a second bind on the port would fail).
   const onTunnel = o.config.apiOnTunnel && !WILDCARDS.has(where.host) && where.host !== o.tunnelAddress;
   const app = createApiApp(o.control, { log: o.log });
-  const listen = (host: string, port: number) => o.serveHttps({ host, port, certPem: o.certPem, keyPem: o.keyPem, fetch: app.fetch });
+  const ui = createUiApp(o.control, { log: o.log, certificateExpiresAt: certificateExpiry(o.certPem).getTime() });
+  const fetch = withUi((request) => app.fetch(request), (request, client) => ui.fetch(request, client));
+  const listen = (host: string, port: number) => o.serveHttps({ host, port, certPem: o.certPem, keyPem: o.keyPem, fetch });
   const first = listen(where.host, where.port);
   if (!first.ok) return first;
   const servers: HttpsServer[] = [first.value];

@@ -48,4 +48,16 @@ export const migrations: readonly string[] = [
      enrolled_at INTEGER NOT NULL,
      last_used_step INTEGER
    );`,
+  // 4: management-plane accounts for the web UI (control/admins.ts): a role, a password hash
+  // like users', and an optional TOTP secret sealed like user_otp's.
+  `CREATE TABLE admins (
+     name TEXT PRIMARY KEY,
+     role TEXT NOT NULL CHECK (role IN ('admin', 'read')),
+     password_hash TEXT NOT NULL,
+     created_at INTEGER NOT NULL,
+     last_login_at INTEGER,
+     otp_sealed_secret TEXT,
+     otp_enrolled_at INTEGER,
+     otp_last_used_step INTEGER
+   );`,
 ];

@@ -58,3 +58,19 @@ export interface AuditRecord {
 }
 
 export type NewAuditRecord = Omit<AuditRecord, "id">;
+
+/** A management-plane account (web UI sign-in): not a VPN user. */
+export interface AdminRecord {
+  name: string;
+  /** admin: may change things; read: sees everything, changes nothing. */
+  role: "admin" | "read";
+  /** PHC string (argon2id), like users' passwords. */
+  passwordHash: string;
+  createdAt: number;
+  lastLoginAt: number | null;
+  /** The TOTP secret sealed with the data directory's key; null when not enrolled. */
+  otpSealedSecret: string | null;
+  otpEnrolledAt: number | null;
+  /** The time step of the last accepted code; that step and earlier ones are refused. */
+  otpLastUsedStep: number | null;
+}

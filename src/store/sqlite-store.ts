@@ -2,7 +2,7 @@ import { closeSync, openSync } from "node:fs";
 import { DatabaseSync } from "node:sqlite";
 import { err, ok, type Result } from "../errors.ts";
 import { migrations } from "./migrations.ts";
-import type { ApiTokenRecord, AuditRecord, GroupRecord, NewAuditRecord, OtpRecord, UserRecord } from "./records.ts";
+import type { AdminRecord, ApiTokenRecord, AuditRecord, GroupRecord, NewAuditRecord, OtpRecord, UserRecord } from "./records.ts";
 import type { Store } from "./store.ts";
 
 type Row = Record<string, unknown>;
@@ -186,6 +186,36 @@ class SqliteStore implements Store {
     }));
   }
 
+  getAdmin(name: string): AdminRecord | undefined {
+    const row = this.db.prepare("SELECT * FROM admins WHERE name = ?").get(name) as Row | undefined;
+    return row ? adminFromRow(row) : undefined;
+  }
+
+  listAdmins(): AdminRecord[] {
+    return (this.db.prepare("SELECT * FROM admins ORDER BY name").all() as Row[]).map(adminFromRow);
+  }
+
+  putAdmin(a: AdminRecord): void {
+    this.db
+      .prepare(
+        "INSERT INTO admins(name, role, password_hash, created_at, last_login_at, otp_sealed_secret, otp_enrolled_at, otp_last_used_step) VALUES(?, ?, ?, ?, ?, ?, ?, ?) " +
+          "ON CONFLICT(name) DO UPDATE SET role = excluded.role, password_hash = excluded.password_hash, last_login_at = excluded.last_login_at, " +
+          "otp_sealed_secret = excluded.otp_sealed_secret, otp_enrolled_at = excluded.otp_enrolled_at, otp_last_used_step = excluded.otp_last_used_step",
+      )
+      .run(a.name, a.role, a.passwordHash, a.createdAt, a.lastLoginAt, a.otpSealedSecret, a.otpEnrolledAt, a.otpLastUsedStep);
+  }
+
+  deleteAdmin(name: string): boolean {
+    return Number(this.db.prepare("DELETE FROM admins WHERE name = ?").run(name).changes) > 0;
+  }
+
+  markAdminOtpStepUsed(name: string, step: number): boolean {
+    const result = this.db
+      .prepare("UPDATE admins SET otp_last_used_step = ? WHERE name = ? AND otp_sealed_secret IS NOT NULL AND (otp_last_used_step IS NULL OR otp_last_used_step < ?)")
+      .run(step, name, step);
+    return Number(result.changes) > 0;
+  }
+
   getMeta(key: string): string | undefined {
     const row = this.db.prepare("SELECT value FROM meta WHERE key = ?").get(key) as Row | undefined;
     return row ? String(row.value) : undefined;
@@ -240,6 +270,21 @@ class SqliteStore implements Store {
 
 /** A user row with the time of their OTP enrolment (null when none). */
 const USER_SELECT = "SELECT users.*, (SELECT enrolled_at FROM user_otp WHERE user_otp.user_name = users.name) AS otp_enrolled_at FROM users";
+
+const nullableNumber = (v: unknown): number | null => (v === null || v === undefined ? null : Number(v));
+
+function adminFromRow(row: Row): AdminRecord {
+  return {
+    name: String(row.name),
+    role: row.role === "admin" ? "admin" : "read",
+    passwordHash: String(row.password_hash),
+    createdAt: Number(row.created_at),
+    lastLoginAt: nullableNumber(row.last_login_at),
+    otpSealedSecret: row.otp_sealed_secret === null || row.otp_sealed_secret === undefined ? null : String(row.otp_sealed_secret),
+    otpEnrolledAt: nullableNumber(row.otp_enrolled_at),
+    otpLastUsedStep: nullableNumber(row.otp_last_used_step),
+  };
+}
 
 function groupFromRow(row: Row): GroupRecord {
   return { name: String(row.name), policyJson: String(row.policy), createdAt: Number(row.created_at) };

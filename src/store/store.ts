@@ -1,4 +1,4 @@
-import type { ApiTokenRecord, AuditRecord, GroupRecord, NewAuditRecord, OtpRecord, UserRecord } from "./records.ts";
+import type { AdminRecord, ApiTokenRecord, AuditRecord, GroupRecord, NewAuditRecord, OtpRecord, UserRecord } from "./records.ts";
 
 /**
  * The storage interface of the control plane. Calls are synchronous: node:sqlite is, and the
@@ -40,6 +40,14 @@ export interface Store {
   appendAudit(record: NewAuditRecord): number;
   /** Oldest first, ids above afterId, at most limit. */
   listAudit(afterId: number, limit: number): AuditRecord[];
+
+  getAdmin(name: string): AdminRecord | undefined;
+  listAdmins(): AdminRecord[];
+  /** Inserts or replaces the admin. */
+  putAdmin(admin: AdminRecord): void;
+  deleteAdmin(name: string): boolean;
+  /** As markOtpStepUsed, for an admin's TOTP. */
+  markAdminOtpStepUsed(name: string, step: number): boolean;
 
   getMeta(key: string): string | undefined;
   setMeta(key: string, value: string): void;

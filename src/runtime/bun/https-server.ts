@@ -11,7 +11,7 @@ export const serveHttps: ServeHttps = (o) => {
       // Event streams send a comment every 15 s, well inside this.
       idleTimeout: 60,
       maxRequestBodySize: 1024 * 1024,
-      fetch: (request) => o.fetch(request),
+      fetch: (request, server) => o.fetch(request, { address: server.requestIP(request)?.address ?? "" }),
     });
     return ok({ port: server.port ?? o.port, stop: () => server.stop(true) });
   } catch (e) {

@@ -1,0 +1,119 @@
+/** @jsxImportSource hono/jsx */
+import type { GwEvent } from "../../control/events.ts";
+import type { Status } from "../../control/status.ts";
+import { formatBytes, formatDuration, formatRate, formatTime } from "../format.ts";
+import { Page } from "../layout.tsx";
+import { describeEvent } from "../recent-events.ts";
+import type { UiSession } from "../ui-sessions.ts";
+
+export interface Rates {
+  in: number;
+  out: number;
+}
+
+/** Pool use from this share on is a warning. */
+const POOL_WARNING = 0.9;
+/** A certificate expiring within this many days is a warning. */
+const CERT_WARNING_DAYS = 14;
+
+export function warningsOf(status: Status, now: number, certificateExpiresAt?: number): string[] {
+  const warnings: string[] = [];
+  if (!status.running) warnings.push("The gateway is not running: these figures come from the data directory alone.");
+  if (status.pool && status.pool.capacity > 0 && status.pool.used / status.pool.capacity >= POOL_WARNING) {
+    warnings.push(`The address pool ${status.pool.cidr} is nearly full: ${status.pool.used} of ${status.pool.capacity} addresses in use.`);
+  }
+  if (status.tun?.state === "down") warnings.push(`The TUN device ${status.tun.name} is down.`);
+  if (certificateExpiresAt !== undefined) {
+    const days = Math.floor((certificateExpiresAt - now) / 86_400_000);
+    if (days < 0) warnings.push(`The server certificate expired on ${formatTime(certificateExpiresAt)}.`);
+    else if (days < CERT_WARNING_DAYS) warnings.push(`The server certificate expires in ${days} day(s), on ${formatTime(certificateExpiresAt)}.`);
+  }
+  return warnings;
+}
+
+function Card({ label, value, id }: { label: string; value: string; id?: string }) {
+  return (
+    <div class="card" id={id}>
+      <div class="label">{label}</div>
+      <div class="value">{value}</div>
+    </div>
+  );
+}
+
+/** The figures that move: replaced every second from the stream (event "stats"). */
+export function LiveStats({ status, rates }: { status: Status; rates?: Rates }) {
+  const s = status.sessions;
+  const share = s.connected > 0 ? `${Math.round((s.dtls / s.connected) * 100)}% DTLS / ${Math.round((s.cstp / s.connected) * 100)}% CSTP` : "—";
+  const drops = Object.values(status.drops).reduce((a, b) => a + b, 0);
+  return (
+    <div class="cards">
+      <Card id="live-sessions" label="Live sessions" value={String(s.connected)} />
+      <Card label="Sessions (incl. reconnecting)" value={String(s.total)} />
+      <Card id="rate-in" label="From clients" value={rates ? formatRate(rates.in) : "—"} />
+      <Card id="rate-out" label="To clients" value={rates ? formatRate(rates.out) : "—"} />
+      <Card label="Channel share" value={share} />
+      <Card label="Logins ok / failed" value={`${status.auth.successes} / ${status.auth.failures}`} />
+      <Card label="Traffic in / out" value={`${formatBytes(status.traffic.bytesIn)} / ${formatBytes(status.traffic.bytesOut)}`} />
+      <Card label="Dropped packets" value={String(drops)} />
+      <Card label="Pool use" value={status.pool ? `${status.pool.used} / ${status.pool.capacity}` : "—"} />
+      <Card label="Uptime" value={status.uptimeSeconds === null ? "—" : formatDuration(status.uptimeSeconds)} />
+    </div>
+  );
+}
+
+export function EventItem({ event }: { event: GwEvent }) {
+  return (
+    <li>
+      <span class="muted">{formatTime(event.at)}</span> {describeEvent(event)}
+    </li>
+  );
+}
+
+export function DashboardPage(props: { session: UiSession; status: Status; events: GwEvent[]; warnings: string[] }) {
+  const { status } = props;
+  const l = status.listeners;
+  return (
+    <Page title="Dashboard" session={props.session} current="/ui">
+      {props.warnings.length > 0 && (
+        <ul class="warnings" aria-label="Warnings">
+          {props.warnings.map((w) => (
+            <li>{w}</li>
+          ))}
+        </ul>
+      )}
+      <div hx-ext="sse" sse-connect="/ui/live?view=dashboard">
+        <div id="stats" sse-swap="stats" aria-live="off">
+          <LiveStats status={status} />
+        </div>
+        <div sse-swap="rates" hidden></div>
+        <section class="panel" aria-labelledby="chart-title">
+          <h2 id="chart-title">Throughput (last 5 minutes)</h2>
+          <div id="throughput-chart" class="chart" role="img" aria-label="Throughput from and to clients, bytes per second"></div>
+        </section>
+        <section class="panel" aria-labelledby="events-title">
+          <h2 id="events-title">Recent events</h2>
+          <ul class="events" id="events" sse-swap="gwevent" hx-swap="afterbegin">
+            {props.events.map((e) => (
+              <EventItem event={e} />
+            ))}
+          </ul>
+        </section>
+      </div>
+      <section class="panel" aria-labelledby="gateway-title">
+        <h2 id="gateway-title">Gateway</h2>
+        <table class="facts">
+          <tbody>
+            <tr><th scope="row">Version</th><td>{status.version}</td></tr>
+            <tr><th scope="row">Started</th><td>{formatTime(status.startedAt)}</td></tr>
+            <tr><th scope="row">Tunnel listener</th><td>{l ? `${l.tunnel.host} TCP ${l.tunnel.tcpPort}${l.tunnel.udpPort === null ? "" : `, UDP ${l.tunnel.udpPort}`} (${l.tunnel.tlsVersions.join(", ")})` : "—"}</td></tr>
+            <tr><th scope="row">Management</th><td>{l?.api ? l.api.addresses.join(", ") : "—"}</td></tr>
+            <tr><th scope="row">TUN device</th><td>{status.tun ? `${status.tun.name} (${status.tun.state})` : "—"}</td></tr>
+            <tr><th scope="row">Address pool</th><td>{status.pool ? `${status.pool.cidr}: ${status.pool.used} of ${status.pool.capacity} in use` : "—"}</td></tr>
+            <tr><th scope="row">Users / groups</th><td>{`${status.users} / ${status.groups}`}</td></tr>
+            <tr><th scope="row">Drops by reason</th><td>{Object.entries(status.drops).map(([k, v]) => `${k}: ${v}`).join(", ") || "none"}</td></tr>
+          </tbody>
+        </table>
+      </section>
+    </Page>
+  );
+}

@@ -1,0 +1,72 @@
+/** @jsxImportSource hono/jsx */
+import { Hono, type Context } from "hono";
+import type { GwError } from "../errors.ts";
+import { OtpEnrolledPage, pageOfUsers, UsersPage } from "./pages/users.tsx";
+import { actorOf } from "./session-guard.ts";
+import type { UiEnv } from "./ui-env.ts";
+
+type C = Context<UiEnv>;
+
+const STATUS: Record<string, 400 | 404 | 409> = { user_not_found: 404, user_exists: 409, otp_already_enrolled: 409, group_not_found: 400 };
+
+function renderUsers(c: C, o: { error?: GwError } = {}) {
+  const q = (c.req.query("q") ?? "").slice(0, 64);
+  const page = Number.parseInt(c.req.query("page") ?? "1", 10) || 1;
+  const { users, pages, total } = pageOfUsers(c.var.control.users.list(), q, page);
+  const session = c.var.session;
+  const notice = session.flash;
+  session.flash = undefined;
+  const error = o.error ? `${o.error.message}${detailsOf(o.error)}` : undefined;
+  return c.html(<UsersPage session={session} users={users} q={q} page={Math.min(Math.max(1, page), pages)} pages={pages} total={total} notice={notice} error={error} />, o.error ? (STATUS[o.error.code] ?? 400) : 200);
+}
+
+function detailsOf(e: GwError): string {
+  const details = Array.isArray(e.details) ? (e.details as { path?: string; message?: string }[]) : [];
+  return details.length ? `: ${details.map((d) => `${d.path ?? ""} ${d.message ?? ""}`.trim()).join("; ")}` : "";
+}
+
+/** After a change: back to the list (303, so a reload does not repeat it) with a message. */
+function done(c: C, message: string) {
+  c.var.session.flash = message;
+  return c.redirect("/ui/users", 303);
+}
+
+const field = (body: Record<string, unknown>, name: string) => (typeof body[name] === "string" ? (body[name] as string) : "");
+
+/** The users page and its changes; each goes through the same UserService/OtpService as the API, audited under the signed-in name. */
+export const userRoutes = new Hono<UiEnv>()
+  .get("/users", (c) => renderUsers(c))
+  .post("/users", async (c) => {
+    const body = await c.req.parseBody();
+    const password = field(body, "password");
+    const groups = field(body, "groups").split(",").map((g) => g.trim()).filter(Boolean);
+    const created = await c.var.control.users.add({ name: field(body, "name").trim(), groups, ...(password ? { password } : {}) }, actorOf(c.var.session));
+    return created.ok ? done(c, `User ${created.value.name} created.`) : renderUsers(c, { error: created.error });
+  })
+  .post("/users/:name/disabled", async (c) => {
+    const name = c.req.param("name");
+    const disabled = field(await c.req.parseBody(), "disabled") === "true";
+    const r = await c.var.control.users.patch(name, { disabled }, actorOf(c.var.session));
+    return r.ok ? done(c, `User ${name} ${disabled ? "disabled: their sessions ended" : "enabled"}.`) : renderUsers(c, { error: r.error });
+  })
+  .post("/users/:name/password", async (c) => {
+    const name = c.req.param("name");
+    const password = field(await c.req.parseBody(), "password");
+    // A merge patch with only the password: groups and overrides stay as they are.
+    const r = await c.var.control.users.patch(name, { password }, actorOf(c.var.session));
+    return r.ok ? done(c, `Password of ${name} set.`) : renderUsers(c, { error: r.error });
+  })
+  .post("/users/:name/delete", (c) => {
+    const name = c.req.param("name");
+    const r = c.var.control.users.remove(name, actorOf(c.var.session));
+    return r.ok ? done(c, `User ${name} deleted.`) : renderUsers(c, { error: r.error });
+  })
+  .post("/users/:name/otp", (c) => {
+    const r = c.var.control.otp.enroll(c.req.param("name"), actorOf(c.var.session));
+    return r.ok ? c.html(<OtpEnrolledPage session={c.var.session} enrolment={r.value} />) : renderUsers(c, { error: r.error });
+  })
+  .post("/users/:name/otp/reset", (c) => {
+    const name = c.req.param("name");
+    const r = c.var.control.otp.reset(name, actorOf(c.var.session));
+    return r.ok ? done(c, `One-time codes of ${name} reset.`) : renderUsers(c, { error: r.error });
+  });

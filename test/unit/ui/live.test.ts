@@ -1,0 +1,69 @@
+import { describe, expect, test } from "bun:test";
+import { uiFixture } from "./ui-fixture.ts";
+
+/** Reads SSE frames from a streamed response until `until` says stop. */
+async function readEvents(res: Response, until: (events: { event: string; data: string }[]) => boolean): Promise<{ event: string; data: string }[]> {
+  const reader = res.body!.getReader();
+  const decoder = new TextDecoder();
+  const events: { event: string; data: string }[] = [];
+  let buffer = "";
+  while (!until(events)) {
+    const { value, done } = await reader.read();
+    if (done) break;
+    buffer += decoder.decode(value, { stream: true });
+    let end: number;
+    while ((end = buffer.indexOf("\n\n")) >= 0) {
+      const frame = buffer.slice(0, end);
+      buffer = buffer.slice(end + 2);
+      const event = /^event: (.*)$/m.exec(frame)?.[1] ?? "message";
+      const data = [...frame.matchAll(/^data: ?(.*)$/gm)].map((m) => m[1]).join("\n");
+      events.push({ event, data });
+    }
+  }
+  await reader.cancel();
+  return events;
+}
+
+describe("web UI live stream", () => {
+  test("dashboard: stats and rates every tick, and control-plane events as list items, escaped", async () => {
+    const f = uiFixture();
+    const { cookie } = await f.signIn("alice", "admin");
+    const res = await f.request("GET", "/ui/live?view=dashboard", { cookie, stream: true });
+    expect(res.headers.get("content-type")).toStartWith("text/event-stream");
+    f.api.connect("bob", "staff");
+    f.api.control.events.emit({ type: "auth.failure", user: "<b>x</b>", reason: "bad_password", peer: "203.0.113.9" });
+    const failure = (e: { event: string; data: string }) => e.event === "gwevent" && e.data.includes("login failed");
+    const events = await readEvents(res.response!, (es) => es.some(failure) && es.filter((e) => e.event === "rates").length >= 2);
+    const stats = events.find((e) => e.event === "stats")!;
+    expect(stats.data).toContain('id="live-sessions"');
+    expect(stats.data).toMatch(/Live sessions<\/div><div class="value">1</);
+    const rates = JSON.parse(events.find((e) => e.event === "rates")!.data);
+    expect(rates).toMatchObject({ t: expect.any(Number), in: expect.any(Number), out: expect.any(Number) });
+    expect(events.some((e) => e.event === "gwevent" && e.data.includes("bob connected over CSTP"))).toBe(true);
+    const item = events.find(failure)!;
+    expect(item.data).toContain("login failed for &lt;b&gt;x&lt;/b&gt;");
+  });
+
+  test("connections: the table body, again when it changed", async () => {
+    const f = uiFixture();
+    const { cookie } = await f.signIn("alice", "admin");
+    const res = await f.request("GET", "/ui/live?view=connections&q=", { cookie, stream: true });
+    let added = false;
+    const events = await readEvents(res.response!, (es) => {
+      if (es.length === 1 && !added) {
+        f.api.connect("bob", "staff");
+        added = true;
+      }
+      return es.length >= 2;
+    });
+    expect(events.map((e) => e.event)).toEqual(["connections", "connections"]);
+    expect(events[0]!.data).toContain("No live sessions.");
+    expect(events[1]!.data).toContain("<td>bob</td>");
+  });
+
+  test("without a session there is no stream", async () => {
+    const f = uiFixture();
+    const res = await f.request("GET", "/ui/live?view=dashboard");
+    expect(res.status).toBe(303);
+  });
+});
