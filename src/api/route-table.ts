@@ -1,3 +1,4 @@
+import { adminRoutes } from "./admins.ts";
 import { auditRoutes } from "./audit.ts";
 import { banRoutes } from "./bans.ts";
 import { configRoutes } from "./config.ts";
@@ -35,6 +36,7 @@ export const apiRoutes: readonly ApiRoute[] = [
   ...userRoutes,
   ...groupRoutes,
   ...tokenRoutes,
+  ...adminRoutes,
   ...configRoutes,
   ...eventRoutes,
   ...auditRoutes,

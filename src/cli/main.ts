@@ -2,6 +2,7 @@ import { runCommand } from "citty";
 import { GwError } from "../errors.ts";
 import { VERSION } from "../version.ts";
 import { UsageError } from "./args.ts";
+import { adminCommand } from "./admin-commands.ts";
 import { auditCommand } from "./audit-command.ts";
 import { banCommand } from "./ban-commands.ts";
 import { group } from "./command-group.ts";
@@ -30,6 +31,7 @@ export const gwCommand = group("gw", "gw: a remote-access VPN gateway for AnyCon
   userCommand,
   groupCommand,
   tokenCommand,
+  adminCommand,
   configCommand,
   eventsCommand,
   auditCommand,
