@@ -2,6 +2,7 @@ import { existsSync } from "node:fs";
 import { checkOpenFiles } from "../doctor/open-files-check.ts";
 import type { Finding } from "../doctor/check.ts";
 import { openFileLimitOf } from "../doctor/proc-limits.ts";
+import { hostFindings } from "../doctor/host-findings.ts";
 import { readApiDiscovery } from "../serve/api-discovery.ts";
 import { GwError } from "../errors.ts";
 import { command } from "./command.ts";
@@ -14,10 +15,12 @@ export const doctorCommand = command({
   reach: "data-dir",
   options: {},
   json: "JSON output",
-  run({ gw }) {
+  async run({ gw }) {
     const settings = readStoredDocument(gw.dataDir);
     const maxSessions = typeof settings.maxSessions === "number" ? settings.maxSessions : undefined;
-    const findings: Finding[] = [openFilesFinding(gw.dataDir, maxSessions)];
+    const pid = readApiDiscovery(gw.dataDir)?.pid;
+    const serverPid = pid !== undefined && existsSync(`/proc/${pid}`) ? pid : undefined;
+    const findings: Finding[] = [openFilesFinding(gw.dataDir, maxSessions), ...(await hostFindings({ dataDir: gw.dataDir, stored: settings, serverPid, now: Date.now() }))];
     const failed = findings.filter((f) => f.status === "fail").length;
     return {
       data: findings,
