@@ -17,6 +17,7 @@ import { initCommand } from "./init-command.ts";
 import { drainCommand, reloadCommand } from "./lifecycle-commands.ts";
 import { pkiCommand } from "./pki-commands.ts";
 import { serveCommand } from "./serve-command.ts";
+import { serviceCommand } from "./service-command.ts";
 import { statusCommand } from "./status-command.ts";
 import { consoleTerminal, type Terminal } from "./terminal.ts";
 import { tokenCommand } from "./token-commands.ts";
@@ -39,6 +40,7 @@ export const gwCommand = group("gw", "gw: a remote-access VPN gateway for AnyCon
   pkiCommand,
   reloadCommand,
   drainCommand,
+  serviceCommand,
   doctorCommand,
 ]);
 
