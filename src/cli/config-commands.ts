@@ -1,12 +1,12 @@
-import { defineCommand } from "citty";
 import { readFileSync } from "node:fs";
 import type { GatewaySettings } from "../config/gateway-config.ts";
 import { settingEntries } from "../config/settings-reference.ts";
 import type { SettingsChange, SettingsCheck } from "../control/settings.ts";
 import { GwError } from "../errors.ts";
-import { rejectUnknownOptions, UsageError } from "./args.ts";
-import { connectArgs, withApi } from "./connect.ts";
-import { printJson, printTable } from "./output.ts";
+import { UsageError } from "./args.ts";
+import { command } from "./command.ts";
+import { group } from "./command-group.ts";
+import { terminalSafeJson } from "./output.ts";
 
 const fileArg = { file: { type: "positional", required: true, description: "JSON document, or - for standard input" } } as const;
 
@@ -28,79 +28,78 @@ async function readDocument(file: string): Promise<unknown> {
   }
 }
 
-const getArgs = { ...connectArgs } as const;
-
-const get = defineCommand({
-  meta: { name: "get", description: "Print the stored settings document (JSON; gw serve flags override it for their run)" },
-  args: getArgs,
-  async run({ args, rawArgs }) {
-    rejectUnknownOptions(rawArgs, getArgs);
-    printJson(await withApi(args, (api) => api.call<GatewaySettings>("GET", "/api/v1/config")));
+const get = command({
+  name: "get",
+  description: "Print the stored settings document (JSON; gw serve flags override it for their run)",
+  reach: "api",
+  options: {},
+  async run({ gw }) {
+    const settings = await gw.call<GatewaySettings>("GET", "/api/v1/config");
+    return { data: settings, view: { lines: [terminalSafeJson(JSON.stringify(settings, null, 2))] } };
   },
 });
 
-const setArgs = { ...connectArgs, ...fileArg, json: { type: "boolean", description: "JSON output" } } as const;
-
-const set = defineCommand({
-  meta: { name: "set", description: "Replace the settings document as a whole; a bad one changes nothing" },
-  args: setArgs,
-  async run({ args, rawArgs }) {
-    rejectUnknownOptions(rawArgs, setArgs);
-    const doc = await readDocument(args.file);
-    const change = await withApi(args, (api) => api.call<SettingsChange>("PUT", "/api/v1/config", doc));
-    if (args.json) return printJson(change);
-    console.error("configuration stored");
-    if (change.restartRequired.length) console.error(`restart required for: ${change.restartRequired.join(", ")}`);
-    if (change.overriddenByFlags.length) console.error(`overridden by gw serve flags in this run: ${change.overriddenByFlags.join(", ")}`);
+const set = command({
+  name: "set",
+  description: "Replace the settings document as a whole; a bad one changes nothing",
+  reach: "api",
+  options: fileArg,
+  json: "JSON output",
+  async run({ options, gw }) {
+    const doc = await readDocument(options.file);
+    const change = await gw.call<SettingsChange>("PUT", "/api/v1/config", doc);
+    return { data: change, notes: ["configuration stored", ...effects(change)] };
   },
 });
 
-const checkArgs = { ...connectArgs, ...fileArg, json: { type: "boolean", description: "JSON output" } } as const;
-
-const check = defineCommand({
-  meta: { name: "check", description: "Validate a settings document without storing it (exit 1 when invalid)" },
-  args: checkArgs,
-  async run({ args, rawArgs }) {
-    rejectUnknownOptions(rawArgs, checkArgs);
-    if (!args.file) throw new UsageError("give a file, or - for standard input");
-    const doc = await readDocument(args.file);
-    const verdict = await withApi(args, (api) => api.call<SettingsCheck>("POST", "/api/v1/config/check", doc));
-    if (args.json) printJson(verdict);
+const check = command({
+  name: "check",
+  description: "Validate a settings document without storing it (exit 1 when invalid)",
+  reach: "api",
+  options: fileArg,
+  json: "JSON output",
+  async run({ options, gw }) {
+    if (!options.file) throw new UsageError("give a file, or - for standard input");
+    const doc = await readDocument(options.file);
+    const verdict = await gw.call<SettingsCheck>("POST", "/api/v1/config/check", doc);
     if (!verdict.valid) {
       const summary = verdict.problems.map((p) => (p.path ? `${p.path}: ${p.message}` : p.message)).join("; ");
-      throw new GwError("invalid_input", `invalid configuration: ${summary}`, verdict.problems);
+      return { data: verdict, failure: new GwError("invalid_input", `invalid configuration: ${summary}`, verdict.problems) };
     }
-    if (!args.json) {
-      console.log("valid");
-      if (verdict.restartRequired.length) console.log(`restart required for: ${verdict.restartRequired.join(", ")}`);
-      if (verdict.overriddenByFlags.length) console.log(`overridden by gw serve flags in this run: ${verdict.overriddenByFlags.join(", ")}`);
-    }
+    return { data: verdict, view: { lines: ["valid", ...effects(verdict)] } };
   },
 });
 
-const keysArgs = { json: { type: "boolean", description: "JSON output" } } as const;
+/** What a stored or checked document would change beyond the store. */
+function effects(r: { restartRequired: string[]; overriddenByFlags: string[] }): string[] {
+  return [
+    ...(r.restartRequired.length ? [`restart required for: ${r.restartRequired.join(", ")}`] : []),
+    ...(r.overriddenByFlags.length ? [`overridden by gw serve flags in this run: ${r.overriddenByFlags.join(", ")}`] : []),
+  ];
+}
 
-const keys = defineCommand({
-  meta: { name: "keys", description: "List every setting: its key, default, gw serve flag, and whether a change applies live or needs a restart (docs/settings.md has the same)" },
-  args: keysArgs,
-  run({ args, rawArgs }) {
-    rejectUnknownOptions(rawArgs, keysArgs);
+const keys = command({
+  name: "keys",
+  description: "List every setting: its key, default, gw serve flag, and whether a change applies live or needs a restart (docs/settings.md has the same)",
+  reach: "none",
+  options: {},
+  json: "JSON output",
+  run() {
     const entries = settingEntries();
-    if (args.json) return printJson(entries);
-    printTable(
-      entries.map((e) => ({
-        key: e.stored ? e.key : `(${e.key})`,
-        default: e.default,
-        applies: e.applies,
-        flag: e.env ? `${e.flag ?? "-"}, $${e.env}` : (e.flag ?? "-"),
-        help: e.unit ? `${e.help} (${e.unit})` : e.help,
-      })),
-      ["key", "default", "applies", "flag", "help"],
-    );
+    return {
+      data: entries,
+      view: {
+        table: entries.map((e) => ({
+          key: e.stored ? e.key : `(${e.key})`,
+          default: e.default,
+          applies: e.applies,
+          flag: e.env ? `${e.flag ?? "-"}, $${e.env}` : (e.flag ?? "-"),
+          help: e.unit ? `${e.help} (${e.unit})` : e.help,
+        })),
+        columns: ["key", "default", "applies", "flag", "help"],
+      },
+    };
   },
 });
 
-export const configCommand = defineCommand({
-  meta: { name: "config", description: "The gateway settings document (listen addresses, ports, pool, defaults); gw config keys lists every setting" },
-  subCommands: { keys, get, set, check },
-});
+export const configCommand = group("config", "The gateway settings document (listen addresses, ports, pool, defaults); gw config keys lists every setting", [keys, get, set, check]);
