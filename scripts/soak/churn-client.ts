@@ -7,7 +7,7 @@
  *   bun churn-client.ts HOST USER_PREFIX USERS PASSWORD LOOPS SECONDS BAD_EVERY ADDRESSES
  * Prints one JSON line at the end: counts of every outcome (anything unexpected is listed).
  */
-import { request } from "node:https";
+import { urlencodedLogin } from "../../test/e2e/fixtures/urlencoded-login.ts";
 import { connect, type ConnectionOptions } from "node:tls";
 
 const [host, prefix, usersText, password, loopsText, secondsText, badEveryText, addressesText] = process.argv.slice(2) as string[];
@@ -21,25 +21,7 @@ const unexpected: string[] = [];
 const count = (k: string) => (counts[k] = (counts[k] ?? 0) + 1);
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
-function login(user: string, pass: string, localAddress: string): Promise<{ token?: string; error?: string }> {
-  const body = new URLSearchParams({ username: user, password: pass }).toString();
-  return new Promise((resolve) => {
-    const req = request(
-      { host, port: 443, localAddress, method: "POST", path: "/auth", rejectUnauthorized: false, agent: false, timeout: 30_000, headers: { "content-type": "application/x-www-form-urlencoded", "content-length": body.length, connection: "close" } },
-      (res) => {
-        let text = "";
-        res.on("data", (d) => (text += d));
-        res.on("end", () => {
-          const token = /<session-token>([^<]+)<\/session-token>/.exec(text)?.[1];
-          resolve(token ? { token } : { error: /<error>([^<]*)<\/error>/.exec(text)?.[1] ?? `HTTP ${res.statusCode}` });
-        });
-      },
-    );
-    req.on("timeout", () => req.destroy(new Error("timeout")));
-    req.on("error", (e) => resolve({ error: `login: ${e.message}` }));
-    req.end(body);
-  });
-}
+const login = (user: string, pass: string, localAddress: string) => urlencodedLogin({ host: host!, user, password: pass, localAddress });
 
 /** CONNECT, hold with a DPD request every second, then DISCONNECT or drop. */
 function tunnel(token: string, holdMs: number, abrupt: boolean, localAddress: string): Promise<string> {

@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { err, type Result } from "../errors.ts";
+import { err, ok, type Result } from "../errors.ts";
 import type { AuditLog } from "./audit.ts";
 import type { EventBus } from "./events.ts";
 
@@ -51,7 +51,7 @@ export class LifecycleService {
       this.audit.record(actor, "gateway.drain", "gateway", null, state);
       this.events.emit({ type: "gateway.draining", actor, deadline: state.deadline, sessions: state.sessions });
     }
-    return { ok: true, value: state };
+    return ok(state);
   }
 
   draining(): DrainState | undefined {

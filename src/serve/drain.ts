@@ -1,5 +1,5 @@
 import type { DrainRequest, DrainState } from "../control/lifecycle.ts";
-import { logLine, type Log } from "../log/log-line.ts";
+import { logLine, type Log, type LogLine } from "../log/log-line.ts";
 
 export type DrainEnd = "empty" | "deadline";
 
@@ -40,7 +40,7 @@ export class Drain {
     if (this.o.now() >= this.state.deadline) return this.end("deadline", logLine`drain: deadline reached with ${left} session(s) left: ending them and stopping`);
   }
 
-  private end(how: DrainEnd, line: ReturnType<typeof logLine>): void {
+  private end(how: DrainEnd, line: LogLine): void {
     this.ended = true;
     this.o.log(line);
     this.o.onEnd(how);

@@ -16,28 +16,31 @@ export interface OpenconnectOptions {
   interface?: string;
 }
 
+/**
+ * argv of Debian's openconnect in the client namespace against the gateway: `how` says how it
+ * logs in (password, cookie, --authenticate); `script` records the client's view in a state dir.
+ */
+export function openconnectArgv(topology: Topology, o: { pin: string; how: string[]; script?: { interface: string }; flags?: string[] }): string[] {
+  return [
+    ...topology.exec(topology.client),
+    "openconnect",
+    "--protocol=anyconnect",
+    "--non-inter",
+    ...o.how,
+    "--servercert",
+    o.pin,
+    ...(o.script ? ["--script", clientScript, "--interface", o.script.interface] : []),
+    ...(o.flags ?? []),
+    `https://${topology.gatewayOutside}/`,
+  ];
+}
+
 /** Debian's openconnect in the client namespace, with our --script recording the client's view. */
 export function startOpenconnect(topology: Topology, procs: ProcessGroup, o: OpenconnectOptions): Started {
-  return procs.start(
-    [
-      ...topology.exec(topology.client),
-      "openconnect",
-      "--protocol=anyconnect",
-      "--non-inter",
-      "--passwd-on-stdin",
-      "-u",
-      o.user,
-      "--servercert",
-      o.pin,
-      "--script",
-      clientScript,
-      "--interface",
-      o.interface ?? "oc0",
-      ...(o.flags ?? []),
-      `https://${topology.gatewayOutside}/`,
-    ],
-    { stdin: `${o.password}\n`, env: { GW_E2E_STATE: o.stateDir } },
-  );
+  return procs.start(openconnectArgv(topology, { pin: o.pin, how: ["--passwd-on-stdin", "-u", o.user], script: { interface: o.interface ?? "oc0" }, flags: o.flags }), {
+    stdin: `${o.password}\n`,
+    env: { GW_E2E_STATE: o.stateDir },
+  });
 }
 
 /** The variables openconnect handed the script for a reason ("connect", "reconnect"). */
