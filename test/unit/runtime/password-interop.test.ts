@@ -1,0 +1,49 @@
+import { describe, expect, test } from "bun:test";
+import { bunPasswordHasher } from "../../../src/runtime/bun/password-hasher.ts";
+import { parseArgon2idPhc } from "../../../src/runtime/argon2-phc.ts";
+import { portablePasswordHasher } from "../../../src/runtime/portable-password-hasher.ts";
+
+/** Fixed vectors: one written by Bun.password (native), one by the portable hasher (@noble/hashes). */
+const MADE_BY_BUN = {
+  password: "correct horse battery",
+  phc: "$argon2id$v=19$m=19456,t=2,p=1$I0qbjPorkAL1/d5vNzAS5RvjuDCmoZ38bTDiPhoL1UQ$ZGsge5PcXrkBjIhWZt0cCI4UkDcuujRz3YuTx8vVcQw",
+};
+const MADE_BY_PORTABLE = {
+  password: "Tr0ub4dor&3",
+  phc: "$argon2id$v=19$m=19456,t=2,p=1$AdXRcs6FskXrPEMAEx36Dg$/vj/CJfCS1jcXgAvM1nUunJTWlCBnbH8OMSg/rZ7b20",
+};
+const onBun = "Bun" in globalThis;
+
+describe("argon2id hashes move between runtimes", () => {
+  test("the portable hasher verifies a hash Bun.password made, and rejects a wrong password", async () => {
+    expect(await portablePasswordHasher.verify(MADE_BY_BUN.password, MADE_BY_BUN.phc)).toBe(true);
+    expect(await portablePasswordHasher.verify("correct horse batterY", MADE_BY_BUN.phc)).toBe(false);
+  });
+
+  test.skipIf(!onBun)("Bun.password verifies a hash the portable hasher made, and rejects a wrong password", async () => {
+    expect(await bunPasswordHasher.verify(MADE_BY_PORTABLE.password, MADE_BY_PORTABLE.phc)).toBe(true);
+    expect(await bunPasswordHasher.verify("Tr0ub4dor&4", MADE_BY_PORTABLE.phc)).toBe(false);
+  });
+
+  test("the portable hasher writes the parameters and sizes Bun uses, and verifies its own hash", async () => {
+    const phc = await portablePasswordHasher.hash("s3cret pass");
+    const parsed = parseArgon2idPhc(phc);
+    expect(parsed).toMatchObject({ memoryKiB: 19456, passes: 2, lanes: 1 });
+    expect(parsed?.hash.length).toBe(32);
+    expect(await portablePasswordHasher.verify("s3cret pass", phc)).toBe(true);
+  });
+
+  test("malformed or abusive stored hashes never verify", async () => {
+    const [, , , , salt, hash] = MADE_BY_BUN.phc.split("$");
+    for (const phc of [
+      "",
+      "plaintext",
+      MADE_BY_BUN.phc.replace("argon2id", "argon2i"),
+      MADE_BY_BUN.phc.replace("v=19", "v=16"),
+      `$argon2id$v=19$m=4194304,t=2,p=1$${salt}$${hash}`, // 4 GiB: refused before any work
+      `$argon2id$v=19$m=1,t=2,p=1$${salt}$${hash}`, // below argon2's minimum
+    ]) {
+      expect(await portablePasswordHasher.verify(MADE_BY_BUN.password, phc)).toBe(false);
+    }
+  });
+});
