@@ -1,5 +1,5 @@
 import { GwError } from "../errors.ts";
-import { bunFileLocks } from "../runtime/bun/file-lock.ts";
+import { runtime } from "../runtime/current.ts";
 import { readApiDiscovery } from "../serve/api-discovery.ts";
 import { runningServer } from "../serve/data-dir-lock.ts";
 import { ApiClient } from "./api-client.ts";
@@ -52,7 +52,7 @@ export async function connectApi(args: ConnectOptions): Promise<{ client: ApiCli
     return { client: new ApiClient(new HttpsTransport({ url: parsed, token, pin, insecure }), "remote"), close: () => {} };
   }
   const dataDir = existingDataDir(args);
-  const server = runningServer(dataDir, bunFileLocks);
+  const server = runningServer(dataDir, runtime.fileLocks);
   if (!server.ok) throw server.error;
   if (server.value) return { client: await runningServerClient(dataDir, server.value.pid), close: () => {} };
   const local = new LocalTransport(dataDir);

@@ -4,7 +4,7 @@ import { LOCAL_CLI_ACTOR } from "../control/audit.ts";
 import { ControlPlane } from "../control/control-plane.ts";
 import { otpKeySource } from "../control/auth/otp-key.ts";
 import { SessionRegistry } from "../control/sessions.ts";
-import { bunPasswordHasher } from "../runtime/bun/password-hasher.ts";
+import { runtime } from "../runtime/current.ts";
 import { openSqliteStore } from "../store/sqlite-store.ts";
 import type { ApiResponse, ApiTransport } from "./api-transport.ts";
 
@@ -19,7 +19,7 @@ export class LocalTransport implements ApiTransport {
   constructor(dataDir: string) {
     const store = openSqliteStore(join(dataDir, "gw.db"));
     if (!store.ok) throw store.error;
-    this.control = new ControlPlane({ store: store.value, hasher: bunPasswordHasher, sessions: new SessionRegistry(300_000, Date.now), now: Date.now, otpKey: otpKeySource(dataDir) });
+    this.control = new ControlPlane({ store: store.value, hasher: runtime.passwordHasher, sessions: new SessionRegistry(300_000, Date.now), now: Date.now, otpKey: otpKeySource(dataDir) });
     this.app = createApiApp(this.control, { authenticate: () => ({ name: LOCAL_CLI_ACTOR, scope: "admin" }) });
   }
 

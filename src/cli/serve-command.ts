@@ -10,12 +10,7 @@ import { err, GwError, ok, type Result } from "../errors.ts";
 import { logLine, type Log } from "../log/log-line.ts";
 import { createJsonLogSink } from "../log/json-log-sink.ts";
 import { createLogSink } from "../log/log-sink.ts";
-import { serveHttps } from "../runtime/bun/https-server.ts";
-import { bunPasswordHasher } from "../runtime/bun/password-hasher.ts";
-import { openTun } from "../runtime/bun/tun-device.ts";
-import { openUdp } from "../runtime/bun/udp-socket.ts";
-import { raiseOpenFileLimit } from "../runtime/bun/open-file-limit.ts";
-import { bunFileLocks } from "../runtime/bun/file-lock.ts";
+import { runtime } from "../runtime/current.ts";
 import { startGateway } from "../serve/gateway.ts";
 import { takeDataDir } from "../serve/take-data-dir.ts";
 import { rejectUnknownOptions, UsageError } from "./args.ts";
@@ -35,7 +30,8 @@ export const serveCommand = defineCommand({
     const sinks = { text: createLogSink((line) => console.error(line), Date.now), json: createJsonLogSink((line) => console.error(line), Date.now) };
     let sink: Log = sinks.text;
     const log: Log = (message) => sink(message);
-    const taken = await takeDataDir(dataDirFrom(args as { "data-dir"?: string }), { locks: bunFileLocks, uid: process.getuid?.() ?? 0, pid: process.pid, log });
+    const { fileLocks, passwordHasher, openTun, openUdp, raiseOpenFileLimit, serveHttps } = runtime;
+    const taken = await takeDataDir(dataDirFrom(args as { "data-dir"?: string }), { locks: fileLocks, uid: process.getuid?.() ?? 0, pid: process.pid, log });
     if (!taken.ok) throw taken.error;
     const { config, flagged } = parseServeConfig(args, rawArgs, taken.value.path);
     sink = sinks[config.logFormat];
@@ -57,7 +53,7 @@ export const serveCommand = defineCommand({
         return e instanceof GwError ? { ok: false, error: e } : err("invalid_config", (e as Error).message);
       }
     };
-    const started = await startGateway(config, { openTun, openUdp, hasher: bunPasswordHasher, raiseOpenFileLimit, serveHttps, log, flagged, reread, onDrained: (how) => drained(how) });
+    const started = await startGateway(config, { openTun, openUdp, hasher: passwordHasher, raiseOpenFileLimit, serveHttps, log, flagged, reread, onDrained: (how) => drained(how) });
     if (!started.ok) {
       taken.value.lock.release();
       throw started.error;

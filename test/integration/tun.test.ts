@@ -3,7 +3,7 @@ import { spawnSync } from "node:child_process";
 import { existsSync } from "node:fs";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
-import { tunError, tunErrorCode } from "../../src/runtime/bun/tun-errors.ts";
+import { tunError, tunErrorCode } from "../../src/runtime/linux/tun-errors.ts";
 import type { ProbeReport } from "./tun-probe.ts";
 
 describe("tun errno mapping", () => {

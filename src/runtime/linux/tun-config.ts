@@ -1,17 +1,7 @@
 import { err, ok, type Result } from "../../errors.ts";
 import type { TunOptions } from "../tun.ts";
 import { tunError } from "./tun-errors.ts";
-import {
-  AF_INET,
-  describeErrno,
-  errnoOf,
-  O_CLOEXEC,
-  O_NONBLOCK,
-  O_RDWR,
-  SOCK_CLOEXEC,
-  SOCK_DGRAM,
-  type Libc,
-} from "./tun-libc.ts";
+import { AF_INET, O_CLOEXEC, O_NONBLOCK, O_RDWR, SOCK_CLOEXEC, SOCK_DGRAM, type TunLibc } from "./tun-libc.ts";
 
 /** Creating and configuring the interface with ioctls (no `ip` subprocess). Linux only. */
 
@@ -86,14 +76,14 @@ function ifreqName(req: Uint8Array): string {
 }
 
 /** Opens /dev/net/tun and attaches it to the named interface (created if missing). */
-export function attachTun(libc: Libc, name: string): Result<{ fd: number; name: string }> {
-  const describe = (e: number) => describeErrno(libc, e);
+export function attachTun(libc: TunLibc, name: string): Result<{ fd: number; name: string }> {
+  const describe = (e: number) => libc.strerror(e);
   const fd = libc.open(TUN_PATH, O_RDWR | O_NONBLOCK | O_CLOEXEC);
-  if (fd < 0) return tunError(`open ${TUN_PATH}`, errnoOf(libc), name, describe);
+  if (fd < 0) return tunError(`open ${TUN_PATH}`, libc.errno(), name, describe);
   const req = ifreq(name);
   new DataView(req.buffer).setUint16(IFR_UNION, IFF_TUN | IFF_NO_PI, true);
   if (libc.ioctl(fd, TUNSETIFF, req) !== 0) {
-    const e = errnoOf(libc);
+    const e = libc.errno();
     libc.close(fd);
     return tunError(`create TUN interface ${name} (TUNSETIFF)`, e, name, describe);
   }
@@ -105,10 +95,10 @@ export function attachTun(libc: Libc, name: string): Result<{ fd: number; name: 
  * while it is down the kernel installs no route, so the classful mask SIOCSIFADDR implies never
  * routes anything. Once up with address+netmask, the kernel adds the connected route for the pool.
  */
-export function configureTun(libc: Libc, s: TunSettings): Result<void> {
-  const describe = (e: number) => describeErrno(libc, e);
+export function configureTun(libc: TunLibc, s: TunSettings): Result<void> {
+  const describe = (e: number) => libc.strerror(e);
   const sock = libc.socket(AF_INET, SOCK_DGRAM | SOCK_CLOEXEC, 0);
-  if (sock < 0) return tunError("open a socket to configure the interface", errnoOf(libc), s.name, describe);
+  if (sock < 0) return tunError("open a socket to configure the interface", libc.errno(), s.name, describe);
   try {
     const steps: [string, number, Uint8Array][] = [
       [`set address ${s.addressText} on ${s.name}`, SIOCSIFADDR, sockaddrReq(s.name, s.address)],
@@ -116,16 +106,16 @@ export function configureTun(libc: Libc, s: TunSettings): Result<void> {
       [`set MTU ${s.mtu} on ${s.name}`, SIOCSIFMTU, intReq(s.name, s.mtu)],
     ];
     for (const [step, request, req] of steps) {
-      if (libc.ioctl(sock, request, req) !== 0) return tunError(step, errnoOf(libc), s.name, describe);
+      if (libc.ioctl(sock, request, req) !== 0) return tunError(step, libc.errno(), s.name, describe);
     }
     const flags = ifreq(s.name);
     if (libc.ioctl(sock, SIOCGIFFLAGS, flags) !== 0) {
-      return tunError(`read the flags of ${s.name}`, errnoOf(libc), s.name, describe);
+      return tunError(`read the flags of ${s.name}`, libc.errno(), s.name, describe);
     }
     const view = new DataView(flags.buffer);
     view.setUint16(IFR_UNION, view.getUint16(IFR_UNION, true) | IFF_UP | IFF_RUNNING, true);
     if (libc.ioctl(sock, SIOCSIFFLAGS, flags) !== 0) {
-      return tunError(`bring ${s.name} up`, errnoOf(libc), s.name, describe);
+      return tunError(`bring ${s.name} up`, libc.errno(), s.name, describe);
     }
     return ok(undefined);
   } finally {

@@ -2,14 +2,15 @@ import { ok } from "../../errors.ts";
 import { logLine } from "../../log/log-line.ts";
 import type { OpenTun, TunDevice } from "../tun.ts";
 import { attachTun, checkTunOptions, configureTun } from "./tun-config.ts";
-import { loadLibc } from "./tun-libc.ts";
+import type { TunLibc } from "./tun-libc.ts";
 import { startReader } from "./tun-reader.ts";
 
 /**
  * The gateway's TUN device on Linux: created and configured with ioctls on the main thread,
- * read by a worker (tun-worker.ts), written synchronously from the main thread.
+ * read by a worker (the runtime's tun-worker.ts), written synchronously from the main thread.
+ * Each runtime supplies its libc binding and its worker file.
  */
-export const openTun: OpenTun = async (options) => {
+export const linuxOpenTun = (loadLibc: () => TunLibc, workerUrl: () => URL): OpenTun => async (options) => {
   const settings = checkTunOptions(options);
   if (!settings.ok) return settings;
   const libc = loadLibc();
@@ -24,7 +25,7 @@ export const openTun: OpenTun = async (options) => {
     return configured;
   }
   const log = options.log ?? ((message) => console.error(message));
-  const reader = await startReader(libc, fd, name, (why) => log(logLine`tun ${name}: packet reader stopped: ${why}`));
+  const reader = await startReader(libc, workerUrl(), fd, name, (why) => log(logLine`tun ${name}: packet reader stopped: ${why}`));
   if (!reader.ok) {
     libc.close(fd);
     return reader;
@@ -38,7 +39,7 @@ export const openTun: OpenTun = async (options) => {
     write(packet) {
       if (!open) return false;
       try {
-        return libc.write(fd, packet, packet) >= 0;
+        return libc.write(fd, packet) >= 0;
       } catch {
         return false; // e.g. a detached buffer; the caller counts it as a drop
       }

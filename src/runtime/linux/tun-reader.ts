@@ -1,5 +1,5 @@
 import { err, ok, type Result } from "../../errors.ts";
-import { describeErrno, EFD_CLOEXEC, EFD_NONBLOCK, errnoOf, type Libc } from "./tun-libc.ts";
+import { EFD_CLOEXEC, EFD_NONBLOCK, type TunLibc } from "./tun-libc.ts";
 import {
   createRing,
   FREE,
@@ -30,37 +30,31 @@ const START_TIMEOUT_MS = 10_000;
 /** The worker answers a stop within one poll() wake-up; this only bounds a stuck worker. */
 const STOP_TIMEOUT_MS = 2_000;
 
-/**
- * From sources this is the file next to this one. In a `bun build --compile` binary
- * import.meta.url is the executable's entry (/$bunfs/root/<outfile>), so the worker must be an
- * extra entrypoint with a flat output name (Bun.build: naming: { entry: "[name].[ext]" }):
- *   bun build --compile --entry-naming "[name].[ext]" src/main.ts src/runtime/bun/tun-worker.ts --outfile dist/gw
- * Without --entry-naming it is embedded as runtime/bun/tun-worker.js and this URL misses it;
- * the path form new Worker("./src/runtime/bun/tun-worker.ts") is no better: it resolves against
- * the working directory (a compiled binary then loads the file from disk, not the embedded copy),
- * so it only works when started from the repository root.
- */
-const workerUrl = () => new URL("./tun-worker.ts", import.meta.url);
 
+/**
+ * `workerUrl` is the runtime's worker file (bun/tun-worker.ts, deno/tun-worker.ts); it runs
+ * tun-read-loop.ts on the fd. A module worker, the only kind Deno has.
+ */
 export function startReader(
-  libc: Libc,
+  libc: TunLibc,
+  workerUrl: URL,
   fd: number,
   name: string,
   onFatal: (message: string) => void,
 ): Promise<Result<TunReader>> {
   const wakeFd = libc.eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC);
   if (wakeFd < 0) {
-    const why = describeErrno(libc, errnoOf(libc));
+    const why = libc.strerror(libc.errno());
     return Promise.resolve(err("tun_config_failed", `cannot create the reader's wake-up eventfd for ${name}: ${why}`));
   }
   const ring = createRing();
   const words = ring.words;
-  const wakeIncrement = new BigUint64Array([1n]); // eventfd write(2) takes an 8-byte counter
+  const wakeIncrement = new Uint8Array(new BigUint64Array([1n]).buffer); // eventfd write(2) takes an 8-byte counter
   let handler: PacketHandler | null = null;
   let stopped = false;
   let worker: Worker;
   try {
-    worker = new Worker(workerUrl());
+    worker = new Worker(workerUrl, { type: "module" });
   } catch (e) {
     libc.close(wakeFd);
     return Promise.resolve(err("tun_config_failed", `cannot start the packet reader worker for ${name}: ${e}`));
@@ -92,7 +86,7 @@ export function startReader(
     if (Atomics.exchange(words, stateIndex, STOPPING) === RUNNING) {
       // Wake the worker from poll() or from waiting on a full slot, then wait until it has left
       // its loop: only then may the caller close the fd (its number could be reused).
-      libc.write(wakeFd, wakeIncrement, wakeIncrement);
+      libc.write(wakeFd, wakeIncrement);
       for (let slot = 0; slot < RING_SLOTS; slot++) Atomics.notify(words, slotStateIndex(slot));
       Atomics.wait(words, stateIndex, STOPPING, STOP_TIMEOUT_MS);
     }
@@ -114,8 +108,8 @@ export function startReader(
       if (stopped) return;
       if (started) return onFatal(e.message);
       fail(
-        `${e.message}; a compiled binary needs tun-worker.ts as an extra entrypoint, ` +
-          `built with --entry-naming "[name].[ext]" (see tun-reader.ts)`,
+        `${e.message}; a bundle or compiled binary needs the worker as an extra entry point ` +
+          `next to the main one (see build/build.ts)`,
       );
     };
     worker.onmessage = (e: MessageEvent<ReaderEvent>) => {

@@ -1,0 +1,17 @@
+import type { Runtime } from "../runtime.ts";
+import { bunFileLocks } from "./file-lock.ts";
+import { serveHttps } from "./https-server.ts";
+import { raiseOpenFileLimit } from "./open-file-limit.ts";
+import { bunPasswordHasher } from "./password-hasher.ts";
+import { openTun } from "./tun-device.ts";
+import { openUdp } from "./udp-socket.ts";
+
+export const bunRuntime: Runtime = {
+  name: `bun ${Bun.version}`,
+  openTun,
+  openUdp,
+  serveHttps,
+  passwordHasher: bunPasswordHasher,
+  raiseOpenFileLimit,
+  fileLocks: bunFileLocks,
+};

@@ -1,0 +1,53 @@
+import type { TunLibc } from "../linux/tun-libc.ts";
+
+/**
+ * libc through Deno.dlopen: the calls the TUN device, the file lock and the open-file limit make.
+ * Pointer arguments the packet path passes are declared "usize" and given as plain numbers
+ * (buffer address + offset), so a read into the ring allocates no pointer object.
+ */
+const SYMBOLS = {
+  open: { parameters: ["buffer", "i32", "u32"], result: "i32" },
+  close: { parameters: ["i32"], result: "i32" },
+  ioctl: { parameters: ["i32", "u64", "buffer"], result: "i32" },
+  socket: { parameters: ["i32", "i32", "i32"], result: "i32" },
+  read: { parameters: ["i32", "usize", "usize"], result: "isize" },
+  write: { parameters: ["i32", "buffer", "usize"], result: "isize" },
+  poll: { parameters: ["usize", "u64", "i32"], result: "i32" },
+  eventfd: { parameters: ["u32", "i32"], result: "i32" },
+  flock: { parameters: ["i32", "i32"], result: "i32" },
+  ftruncate: { parameters: ["i32", "i64"], result: "i32" },
+  getrlimit: { parameters: ["i32", "buffer"], result: "i32" },
+  setrlimit: { parameters: ["i32", "buffer"], result: "i32" },
+  strerror: { parameters: ["i32"], result: "pointer" },
+  __errno_location: { parameters: [], result: "pointer" },
+} as const;
+
+export function loadDenoLibc() {
+  const { symbols } = Deno.dlopen("libc.so.6", SYMBOLS);
+  const encoder = new TextEncoder();
+  const libc = {
+    raw: symbols,
+    open: (path: string, flags: number, mode = 0) => symbols.open(encoder.encode(`${path}\0`), flags, mode),
+    close: (fd: number) => symbols.close(fd),
+    ioctl: (fd: number, request: number, arg: Uint8Array) => symbols.ioctl(fd, request, arg),
+    socket: (domain: number, type: number, protocol: number) => symbols.socket(domain, type, protocol),
+    write: (fd: number, data: Uint8Array) => Number(symbols.write(fd, data, data.byteLength)),
+    eventfd: (initval: number, flags: number) => symbols.eventfd(initval, flags),
+    errno: () => {
+      const at = symbols.__errno_location();
+      return at === null ? 0 : new Deno.UnsafePointerView(at).getInt32();
+    },
+    strerror: (e: number) => {
+      const text = symbols.strerror(e);
+      return text === null ? `errno ${e}` : Deno.UnsafePointerView.getCString(text);
+    },
+  } satisfies TunLibc & Record<string, unknown>;
+  return libc;
+}
+
+export type DenoLibc = ReturnType<typeof loadDenoLibc>;
+
+/** The address of a buffer's first byte as a number, for "usize" pointer arguments. */
+export function addressOf(buffer: Uint8Array | Int32Array): number {
+  return Number(Deno.UnsafePointer.value(Deno.UnsafePointer.of(buffer)));
+}

@@ -1,0 +1,21 @@
+import type { Runtime } from "../runtime.ts";
+import { portablePasswordHasher } from "../portable-password-hasher.ts";
+import { denoFileLocks } from "./file-lock.ts";
+import { serveHttps } from "./https-server.ts";
+import { raiseOpenFileLimit } from "./open-file-limit.ts";
+import { openTun } from "./tun-device.ts";
+import { openUdp } from "./udp-socket.ts";
+
+/**
+ * Deno's adapters. Not offered here: PSK-NEGOTIATE DTLS (node:tls under Deno has no
+ * exportKeyingMaterial; the gateway logs that once and offers legacy DTLS, see psk-exporter.ts).
+ */
+export const denoRuntime: Runtime = {
+  name: `deno ${Deno.version.deno}`,
+  openTun,
+  openUdp,
+  serveHttps,
+  passwordHasher: portablePasswordHasher,
+  raiseOpenFileLimit,
+  fileLocks: denoFileLocks,
+};

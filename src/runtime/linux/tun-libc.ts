@@ -1,0 +1,47 @@
+/**
+ * The libc calls the Linux TUN code makes on the main thread, as each runtime's FFI binds them
+ * (bun/tun-libc.ts, deno/tun-libc.ts). Pointers never cross this interface: buffers are
+ * Uint8Arrays, so the shared code does not care how a runtime spells a pointer.
+ */
+export interface TunLibc {
+  open(path: string, flags: number): number;
+  close(fd: number): number;
+  /** ioctl(fd, request, arg); ioctl is variadic, a fixed (int, unsigned long, void*) call matches on x86-64 and aarch64. */
+  ioctl(fd: number, request: number, arg: Uint8Array): number;
+  socket(domain: number, type: number, protocol: number): number;
+  /** write(2) of the whole buffer; the packet path, so no allocation in the binding. */
+  write(fd: number, data: Uint8Array): number;
+  eventfd(initval: number, flags: number): number;
+  /** The calling thread's errno (thread-local, so a worker reads its own). */
+  errno(): number;
+  strerror(errno: number): string;
+}
+
+/** What the reader worker's loop needs, bound to its fd, wake eventfd and ring by the runtime's worker file. */
+export interface ReadLoopLibc {
+  /** poll() on [tun fd, wake fd] for POLLIN; returns poll's result. */
+  poll(timeoutMs: number): number;
+  /** revents of the tun fd after the last poll. */
+  tunRevents(): number;
+  /** read(tun fd, ring data + offset, length). */
+  readAt(offset: number, length: number): number;
+  errno(): number;
+  strerror(errno: number): string;
+}
+
+/** Linux constants (asm-generic values, the same on x86-64 and aarch64). */
+export const O_RDWR = 0o2;
+export const O_NONBLOCK = 0o4000;
+export const O_CLOEXEC = 0o2000000;
+export const AF_INET = 2;
+export const SOCK_DGRAM = 2;
+export const SOCK_CLOEXEC = O_CLOEXEC;
+export const EFD_NONBLOCK = O_NONBLOCK;
+export const EFD_CLOEXEC = O_CLOEXEC;
+export const POLLIN = 0x1;
+export const POLLERR = 0x8;
+export const POLLHUP = 0x10;
+export const POLLNVAL = 0x20;
+
+export const EINTR = 4;
+export const EAGAIN = 11;

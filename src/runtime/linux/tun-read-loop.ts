@@ -1,0 +1,126 @@
+import { EAGAIN, EINTR, POLLERR, POLLHUP, POLLIN, POLLNVAL, type ReadLoopLibc } from "./tun-libc.ts";
+import {
+  BATCH_PACKETS,
+  FREE,
+  FULL,
+  MAX_PACKET,
+  RING_SLOTS,
+  RUNNING,
+  SLOT_BYTES,
+  STARTING,
+  STOPPED,
+  slotCountIndex,
+  slotLengthIndex,
+  slotOffset,
+  slotStateIndex,
+  stateIndex,
+  viewRing,
+  type ReaderEvent,
+  type ReaderInit,
+  type Ring,
+} from "./tun-ring.ts";
+
+/**
+ * The reader worker's body, shared by the runtimes: blocks in poll() on the TUN fd, reads
+ * packets into the shared ring in batches and tells the main thread which slot is full. It
+ * never handles another message, so its loop may block; the main thread stops it through the
+ * ring's control word plus the wake eventfd. Each runtime's tun-worker.ts binds the libc calls.
+ */
+
+/** Bounds how long a missed wake-up could delay noticing the stop request. */
+export const POLL_TIMEOUT_MS = 200;
+
+export type BindReadLoop = (init: ReaderInit, ring: Ring) => ReadLoopLibc;
+
+/** The worker's onmessage: the first (and only) message starts the loop. */
+export function readerWorker(bind: BindReadLoop, post: (event: ReaderEvent) => void) {
+  return (event: MessageEvent<ReaderInit>) => {
+    const ring = viewRing(event.data.ring);
+    // Claim the fd only if the main thread has not already asked us to stop.
+    if (Atomics.compareExchange(ring.words, stateIndex, STARTING, RUNNING) !== STARTING) {
+      return finish(ring);
+    }
+    post("ready");
+    try {
+      const failure = readLoop(bind(event.data, ring), ring);
+      if (failure) post({ fatal: failure });
+    } catch (e) {
+      post({ fatal: String(e) });
+    } finally {
+      finish(ring); // the main thread waits for this before it closes the fd
+    }
+    function readLoop(libc: ReadLoopLibc, ring: Ring): string | null {
+      let slot = 0;
+      while (running(ring)) {
+        const ready = libc.poll(POLL_TIMEOUT_MS);
+        if (ready < 0) {
+          const e = libc.errno();
+          if (e === EINTR) continue;
+          return `poll failed: ${libc.strerror(e)}`;
+        }
+        if (ready === 0 || !running(ring)) continue;
+        const revents = libc.tunRevents();
+        if (revents & (POLLERR | POLLHUP | POLLNVAL)) return `device reported poll events 0x${revents.toString(16)}`;
+        if (!(revents & POLLIN)) continue;
+
+        // Drain the device: batch after batch until read() says EAGAIN.
+        for (;;) {
+          if (!waitForFreeSlot(ring, slot)) return null;
+          const errno = readBatch(libc, ring, slot);
+          if (ring.words[slotCountIndex(slot)]! > 0) {
+            Atomics.store(ring.words, slotStateIndex(slot), FULL);
+            post(slot);
+            slot = (slot + 1) % RING_SLOTS;
+          }
+          if (errno === EAGAIN) break;
+          if (errno !== 0) return `read failed: ${libc.strerror(errno)}`;
+        }
+      }
+      return null;
+    }
+  };
+}
+
+function finish(ring: Ring): void {
+  Atomics.store(ring.words, stateIndex, STOPPED);
+  Atomics.notify(ring.words, stateIndex);
+}
+
+const running = (ring: Ring) => Atomics.load(ring.words, stateIndex) === RUNNING;
+
+/** Waits while the main thread still holds the slot. False when asked to stop meanwhile. */
+function waitForFreeSlot(ring: Ring, slot: number): boolean {
+  const at = slotStateIndex(slot);
+  while (Atomics.load(ring.words, at) !== FREE) {
+    if (!running(ring)) return false;
+    Atomics.wait(ring.words, at, FULL, POLL_TIMEOUT_MS);
+  }
+  return running(ring);
+}
+
+/**
+ * Reads up to one slot's worth and stores the packet count in the slot. Returns 0 when the slot
+ * filled up, EAGAIN when the device is empty, another errno when the read failed.
+ */
+function readBatch(libc: ReadLoopLibc, ring: Ring, slot: number): number {
+  let count = 0;
+  let used = 0;
+  let errno = 0;
+  const base = slotOffset(slot);
+  while (count < BATCH_PACKETS && SLOT_BYTES - used >= MAX_PACKET) {
+    const n = libc.readAt(base + used, MAX_PACKET);
+    if (n < 0) {
+      errno = libc.errno();
+      if (errno === EINTR) {
+        errno = 0;
+        continue;
+      }
+      break;
+    }
+    ring.words[slotLengthIndex(slot, count)] = n;
+    used += n;
+    count++;
+  }
+  ring.words[slotCountIndex(slot)] = count;
+  return errno;
+}

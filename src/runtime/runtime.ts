@@ -1,0 +1,18 @@
+import type { FileLocks } from "./file-lock.ts";
+import type { ServeHttps } from "./https-server.ts";
+import type { RaiseOpenFileLimit } from "./open-files.ts";
+import type { PasswordHasher } from "./password-hasher.ts";
+import type { OpenTun } from "./tun.ts";
+import type { OpenUdp } from "./udp.ts";
+
+/** Everything the gateway and the CLI take from the runtime they run on, one adapter set per runtime. */
+export interface Runtime {
+  /** "bun" or "deno", for logs and `gw --version`. */
+  readonly name: string;
+  readonly openTun: OpenTun;
+  readonly openUdp: OpenUdp;
+  readonly serveHttps: ServeHttps;
+  readonly passwordHasher: PasswordHasher;
+  readonly raiseOpenFileLimit: RaiseOpenFileLimit;
+  readonly fileLocks: FileLocks;
+}
