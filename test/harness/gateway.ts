@@ -7,10 +7,13 @@ import type { Topology } from "./topology.ts";
 
 export const repoRoot = resolve(import.meta.dir, "../..");
 
-/** How to run gw: from the sources with this Bun, or the compiled single binary. */
-export type GwVariant = "sources" | "binary";
+/** How to run gw: from the sources with this Bun, the compiled single binary, or the esbuild bundle under Deno. */
+export type GwVariant = "sources" | "binary" | "deno";
+
+export const denoPath = join(repoRoot, "node_modules/.bin/deno");
 
 export function gwArgv(variant: GwVariant): string[] {
+  if (variant === "deno") return [denoPath, "run", "-A", join(repoRoot, "dist/gw.mjs")];
   return variant === "binary" ? [join(repoRoot, "dist/gw")] : [process.execPath, join(repoRoot, "src/main.ts")];
 }
 

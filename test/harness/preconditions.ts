@@ -1,6 +1,6 @@
 import { existsSync } from "node:fs";
 import { join } from "node:path";
-import { repoRoot, type GwVariant } from "./gateway.ts";
+import { denoPath, repoRoot, type GwVariant } from "./gateway.ts";
 
 /**
  * End-to-end tests need root (network namespaces, TUN) and Debian's openconnect. Outside CI a
@@ -13,6 +13,8 @@ export function e2eAvailable(variant: GwVariant = "sources"): boolean {
   if (!Bun.which("openconnect")) missing.push("openconnect (apt-get install openconnect)");
   if (!existsSync("/dev/net/tun")) missing.push("/dev/net/tun");
   if (variant === "binary" && !existsSync(join(repoRoot, "dist/gw"))) missing.push("dist/gw (npm run build)");
+  if (variant === "deno" && !existsSync(join(repoRoot, "dist/gw.mjs"))) missing.push("dist/gw.mjs (npm run build)");
+  if (variant === "deno" && !existsSync(denoPath)) missing.push("deno (npm install)");
   if (missing.length === 0) return true;
   if (process.env.CI === "true") throw new Error(`end-to-end tests cannot run: missing ${missing.join(", ")}`);
   console.warn(`skipping end-to-end tests (${variant}): missing ${missing.join(", ")}`);
