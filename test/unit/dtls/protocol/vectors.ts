@@ -1,5 +1,5 @@
 /** Loads test/fixtures/dtls-test-vectors.json (captured openconnect 9.01 ↔ ocserv 1.1.6 handshakes). */
-import raw from "../../../fixtures/dtls-test-vectors.json";
+import raw from "../../../fixtures/dtls-test-vectors.json" with { type: "json" };
 
 export const hex = (s: string): Uint8Array => new Uint8Array(Buffer.from(s, "hex"));
 export const toHex = (b: Uint8Array): string => Buffer.from(b).toString("hex");
