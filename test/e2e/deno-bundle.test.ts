@@ -5,8 +5,8 @@
  * the running server; the management API answers with the admin token.
  */
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
-import { execFileSync } from "node:child_process";
-import { mkdirSync, rmSync } from "node:fs";
+import { execFileSync, spawnSync } from "node:child_process";
+import { existsSync, mkdirSync, rmSync } from "node:fs";
 import { join } from "node:path";
 import { gwArgv, gwCli, provision, repoRoot, startGw, tempDir, type RunningGw } from "./harness/gateway.ts";
 import { startOpenconnect, waitForScript } from "./harness/openconnect.ts";
@@ -15,6 +15,15 @@ import { ProcessGroup } from "./harness/processes.ts";
 import { createTopology, type Topology } from "./harness/topology.ts";
 
 const MB = 1024 * 1024;
+
+describe.skipIf(!existsSync(join(repoRoot, "dist/gw.mjs")))("gw bundle under plain Node", () => {
+  test("ends at once with one line saying which runtimes gw needs", () => {
+    const r = spawnSync("node", [join(repoRoot, "dist/gw.mjs"), "user", "list"], { encoding: "utf8" });
+    expect(r.status).toBe(1);
+    expect(r.stdout).toBe("");
+    expect(r.stderr.trim().split("\n")).toEqual([expect.stringMatching(/^gw runs on Bun or Deno, not on Node \S+: start it with/)]);
+  });
+});
 
 describe.skipIf(!e2eAvailable("deno"))("gw bundle under Deno", () => {
   let topology: Topology;
