@@ -2,6 +2,7 @@ import { dlopen, read } from "bun:ffi";
 import { closeSync, constants, ftruncateSync, openSync, writeSync } from "node:fs";
 import { err, ok, type Result } from "../../errors.ts";
 import type { FileLocks, HeldLock } from "../file-lock.ts";
+import { openFirst } from "../linux/libc-names.ts";
 
 const LOCK_SH = 1;
 const LOCK_EX = 2;
@@ -10,11 +11,11 @@ const EWOULDBLOCK = 11;
 
 /** flock(fd, op | LOCK_NB): "locked", "held" (someone else has it) or the errno text. Called once per command or start. */
 function tryFlock(fd: number, op: number): "locked" | "held" | string {
-  const lib = dlopen("libc.so.6", {
+  const lib = openFirst((name) => dlopen(name, {
     flock: { args: ["i32", "i32"], returns: "i32" },
     strerror: { args: ["i32"], returns: "cstring" },
     __errno_location: { args: [], returns: "ptr" },
-  });
+  }));
   try {
     const libc = lib.symbols;
     if (libc.flock(fd, op | LOCK_NB) === 0) return "locked";

@@ -1,5 +1,6 @@
 import { dlopen, read } from "bun:ffi";
 import type { TunLibc } from "../linux/tun-libc.ts";
+import { openFirst } from "../linux/libc-names.ts";
 
 /**
  * The libc calls the TUN device needs, bound with bun:ffi. Loaded once per device and once in
@@ -9,7 +10,7 @@ import type { TunLibc } from "../linux/tun-libc.ts";
  * and -1 keeps its value in the low 32 bits; i32 avoids BigInt results on the hot path.
  */
 export function loadBunLibc() {
-  const { symbols } = dlopen("libc.so.6", {
+  const { symbols } = openFirst((name) => dlopen(name, {
     open: { args: ["cstring", "i32"], returns: "i32" },
     close: { args: ["i32"], returns: "i32" },
     ioctl: { args: ["i32", "u64", "ptr"], returns: "i32" },
@@ -20,7 +21,7 @@ export function loadBunLibc() {
     eventfd: { args: ["u32", "i32"], returns: "i32" },
     strerror: { args: ["i32"], returns: "cstring" },
     __errno_location: { args: [], returns: "ptr" },
-  });
+  }));
   const errno = () => {
     const at = symbols.__errno_location();
     return at === null ? 0 : read.i32(at, 0);

@@ -1,4 +1,5 @@
 import type { TunLibc } from "../linux/tun-libc.ts";
+import { openFirst } from "../linux/libc-names.ts";
 
 /**
  * libc through Deno.dlopen: the calls the TUN device, the file lock and the open-file limit make.
@@ -23,7 +24,7 @@ const SYMBOLS = {
 } as const;
 
 export function loadDenoLibc() {
-  const { symbols } = Deno.dlopen("libc.so.6", SYMBOLS);
+  const { symbols } = openFirst((name) => Deno.dlopen(name, SYMBOLS));
   const encoder = new TextEncoder();
   const libc = {
     raw: symbols,
