@@ -11,7 +11,9 @@ type Receive = (data: Uint8Array, port: number, address: string) => void;
  */
 export const openUdp: OpenUdp = async (host, port) => {
   try {
-    return ok("listenDatagram" in Deno ? listenDatagram(host, port) : await dgram(host, port));
+    if ("listenDatagram" in Deno) return ok(listenDatagram(host, port));
+    console.error("udp: Deno.listenDatagram needs --unstable-net (deno.json sets it for runs inside the repository); using node:dgram, which is slower");
+    return ok(await dgram(host, port));
   } catch (e) {
     const name = (e as Error).name;
     const code = (e as NodeJS.ErrnoException).code;
