@@ -33,7 +33,7 @@ export const denoFileLocks: FileLocks = {
       write(text) {
         libc.raw.ftruncate(fd, 0n);
         const bytes = new TextEncoder().encode(text);
-        libc.raw.write(fd, bytes, bytes.byteLength); // at offset 0: nothing else moves this descriptor
+        libc.raw.pwrite(fd, bytes, bytes.byteLength, 0); // at offset 0: the file's offset is past the last text
       },
       release() {
         if (!open) return;

@@ -13,6 +13,7 @@ const SYMBOLS = {
   socket: { parameters: ["i32", "i32", "i32"], result: "i32" },
   read: { parameters: ["i32", "usize", "usize"], result: "isize" },
   write: { parameters: ["i32", "buffer", "usize"], result: "isize" },
+  pwrite: { parameters: ["i32", "buffer", "usize", "i64"], result: "isize" },
   poll: { parameters: ["usize", "u64", "i32"], result: "i32" },
   eventfd: { parameters: ["u32", "i32"], result: "i32" },
   flock: { parameters: ["i32", "i32"], result: "i32" },

@@ -1,0 +1,108 @@
+/**
+ * The adapter set of the runtime running this file (bun test: Bun's; npm run test:deno: Deno's),
+ * through the interfaces the gateway uses: file locks, the open-file limit, HTTPS with an open
+ * event stream at stop, UDP, password hashing.
+ */
+import { afterAll, describe, expect, test } from "bun:test";
+import { execFileSync, spawn } from "node:child_process";
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { runtime } from "../../../src/runtime/current.ts";
+
+const work = mkdtempSync(join(tmpdir(), "gw-adapters-"));
+afterAll(() => rmSync(work, { recursive: true, force: true }));
+
+describe(`runtime adapters (${runtime.name})`, () => {
+  test("file locks: exclusive, seen as held by a second open, content written, released", () => {
+    const path = join(work, "lock");
+    expect(runtime.fileLocks.isLocked(path)).toEqual({ ok: true, value: false }); // missing file
+    const first = runtime.fileLocks.lockExclusive(path);
+    if (!first.ok || "held" in first.value) throw new Error(`not locked: ${JSON.stringify(first)}`);
+    first.value.write("4242\n");
+    expect(readFileSync(path, "utf8")).toBe("4242\n");
+    first.value.write("7\n"); // replaces, never appends
+    expect(readFileSync(path, "utf8")).toBe("7\n");
+    // flock belongs to the open file: a second open, even in this process, sees the lock.
+    expect(runtime.fileLocks.isLocked(path)).toEqual({ ok: true, value: true });
+    expect(runtime.fileLocks.lockExclusive(path)).toEqual({ ok: true, value: { held: true } });
+    first.value.release();
+    first.value.release();
+    expect(runtime.fileLocks.isLocked(path)).toEqual({ ok: true, value: false });
+    const again = runtime.fileLocks.lockExclusive(path);
+    expect(again.ok && !("held" in again.value)).toBe(true);
+    if (again.ok && !("held" in again.value)) again.value.release();
+  });
+
+  test("a lock in a directory that does not exist fails with lock_failed and the reason", () => {
+    const r = runtime.fileLocks.lockExclusive(join(work, "missing/dir/lock"));
+    expect(r.ok).toBe(false);
+    if (!r.ok) expect(r.error).toMatchObject({ code: "lock_failed", message: expect.stringContaining("missing/dir/lock") });
+  });
+
+  test("the open-file limit is raised to the hard limit", () => {
+    const r = runtime.raiseOpenFileLimit();
+    if (!r.ok) throw r.error;
+    expect(r.value.soft).toBe(r.value.hard);
+    expect(r.value.soft).toBeGreaterThan(0);
+  });
+
+  test("UDP: datagrams both ways on loopback; a taken port is udp_port_in_use", async () => {
+    const a = await runtime.openUdp("127.0.0.1", 0);
+    const b = await runtime.openUdp("127.0.0.1", 0);
+    if (!a.ok || !b.ok) throw new Error("bind failed");
+    const got = new Promise<string>((resolve) => b.value.onDatagram((data, port) => resolve(`${new TextDecoder().decode(data)} from ${port}`)));
+    expect(a.value.send(new TextEncoder().encode("hello"), b.value.port, "127.0.0.1")).toBe(true);
+    expect(await got).toBe(`hello from ${a.value.port}`);
+    const taken = await runtime.openUdp("127.0.0.1", a.value.port);
+    expect(taken.ok ? "bound" : taken.error.code).toBe("udp_port_in_use");
+    a.value.close();
+    b.value.close();
+  });
+
+  test("HTTPS: answers over TLS, and stop() ends an open event stream instead of waiting for it", async () => {
+    const keyPem = execFileSync("openssl", ["genpkey", "-algorithm", "EC", "-pkeyopt", "ec_paramgen_curve:P-256"], { encoding: "utf8" });
+    const keyFile = join(work, "key.pem");
+    writeFileSync(keyFile, keyPem);
+    const certPem = execFileSync("openssl", ["req", "-x509", "-key", keyFile, "-subj", "/CN=localhost", "-days", "1"], { encoding: "utf8" });
+    let streams = 0;
+    const server = runtime.serveHttps({
+      host: "127.0.0.1",
+      port: 0,
+      certPem,
+      keyPem,
+      fetch: (request) => {
+        if (new URL(request.url).pathname !== "/events") return new Response("ok");
+        streams++;
+        const body = new ReadableStream<Uint8Array>({ start: (c) => c.enqueue(new TextEncoder().encode(": open\n\n")) }); // never closed by the app
+        return new Response(body, { headers: { "content-type": "text/event-stream" } });
+      },
+    });
+    if (!server.ok) throw server.error;
+    const base = `https://127.0.0.1:${server.value.port}`;
+    // curl as a separate process, never a synchronous call: this process serves the requests.
+    const curl = (path: string, flags: string) => {
+      const child = spawn("curl", [flags, "--max-time", "30", `${base}${path}`]);
+      let out = "";
+      child.stdout.on("data", (d: Buffer) => (out += d));
+      return { output: () => out, ended: new Promise<number | null>((resolve) => child.on("close", (code) => resolve(code))) };
+    };
+    const plain = curl("/", "-sk");
+    expect(await plain.ended).toBe(0);
+    expect(plain.output()).toBe("ok");
+    const follower = curl("/events", "-skN");
+    while (!follower.output().includes(": open")) await new Promise((r) => setTimeout(r, 20));
+    expect(streams).toBe(1);
+    await server.value.stop();
+    // Ended by stop(), not by curl's own time limit (exit 28), which would also end the test.
+    expect(await follower.ended).not.toBe(28);
+    expect(follower.output()).toBe(": open\n\n");
+  }, 30_000);
+
+  test("password hashing: a hash verifies, a wrong password does not", async () => {
+    const phc = await runtime.passwordHasher.hash("pass-one");
+    expect(phc).toStartWith("$argon2id$v=19$m=19456,t=2,p=1$");
+    expect(await runtime.passwordHasher.verify("pass-one", phc)).toBe(true);
+    expect(await runtime.passwordHasher.verify("pass-two", phc)).toBe(false);
+  });
+});
