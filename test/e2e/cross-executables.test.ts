@@ -8,7 +8,7 @@ import { execFileSync } from "node:child_process";
 import { existsSync, mkdtempSync, openSync, readSync, closeSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { repoRoot } from "./harness/gateway.ts";
+import { repoRoot } from "../harness/gateway.ts";
 
 const QEMU = "/usr/bin/qemu-aarch64-static";
 const SYSROOT = "/usr/aarch64-linux-gnu";

@@ -46,7 +46,7 @@ declare namespace Deno {
   }
   function serve(
     options: { hostname: string; port: number; cert: string; key: string; onListen?: (addr: NetAddr) => void },
-    handler: (request: Request) => Response | Promise<Response>,
+    handler: (request: Request, info: { remoteAddr: NetAddr }) => Response | Promise<Response>,
   ): HttpServer;
 
   const version: { deno: string };

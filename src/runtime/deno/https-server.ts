@@ -3,48 +3,47 @@ import type { ServeHttps } from "../https-server.ts";
 
 /**
  * Deno.serve with TLS. Deno's shutdown waits for every response to end, and an event stream
- * never does: each streamed body is passed through a stream this adapter can close, and stop()
- * closes them all before it shuts the server down.
+ * never does: each streamed body is passed through a stream this adapter can end, and stop()
+ * ends them all (closing the client's side and cancelling the app's) before it shuts down.
  */
 export const serveHttps: ServeHttps = (o) => {
-  const open = new Set<ReadableStreamDefaultController<Uint8Array>>();
-  const closable = (response: Response): Response => {
+  const open = new Set<() => void>();
+  const endable = (response: Response): Response => {
     if (!response.body) return response;
-    const reader = response.body.getReader();
-    let self: ReadableStreamDefaultController<Uint8Array>;
+    const source = response.body.getReader();
+    let end = () => {};
     const body = new ReadableStream<Uint8Array>({
-      start: (c) => void open.add((self = c)),
+      start(c) {
+        end = () => {
+          open.delete(end);
+          try {
+            c.close();
+          } catch {
+            // already closed or errored by the client going away
+          }
+          void source.cancel().catch(() => {});
+        };
+        open.add(end);
+      },
       async pull(c) {
-        const { done, value } = await reader.read();
-        if (!open.has(self)) return void reader.cancel(); // closed by stop() meanwhile
-        if (done) {
-          open.delete(self);
-          c.close();
-        } else c.enqueue(value);
+        const { done, value } = await source.read();
+        if (!open.has(end)) return; // ended by stop() while waiting
+        if (done) end();
+        else c.enqueue(value);
       },
-      cancel(reason) {
-        open.delete(self);
-        return reader.cancel(reason);
-      },
+      cancel: () => end(),
     });
     return new Response(body, response);
   };
   try {
     const server = Deno.serve(
       { hostname: o.host, port: o.port, cert: o.certPem, key: o.keyPem, onListen: () => {} },
-      async (request: Request) => closable(await o.fetch(request)),
+      async (request, info) => endable(await o.fetch(request, { address: info.remoteAddr.hostname })),
     );
     return ok({
       port: server.addr.port,
       async stop() {
-        for (const c of open) {
-          try {
-            c.close();
-          } catch {
-            // already closed or errored by the client going away
-          }
-        }
-        open.clear();
+        for (const end of [...open]) end();
         await server.shutdown();
       },
     });
