@@ -195,6 +195,9 @@ const MATCHERS = {
   toBeUndefined: (a) => [a === undefined, `expected ${show(a)} to be undefined`],
   toBeDefined: (a) => [a !== undefined, `expected ${show(a)} to be defined`],
   toBeNull: (a) => [a === null, `expected ${show(a)} to be null`],
+  toBeString: (a) => [typeof a === "string", `expected ${show(a)} to be a string`],
+  toBeNumber: (a) => [typeof a === "number", `expected ${show(a)} to be a number`],
+  toBeInstanceOf: (a, e) => [a instanceof e, `expected ${show(a)} to be an instance of ${e?.name}`],
   toBeTruthy: (a) => [Boolean(a), `expected ${show(a)} to be truthy`],
   toBeFalsy: (a) => [!a, `expected ${show(a)} to be falsy`],
   toBeGreaterThan: (a, e) => [(a as number) > e, `expected ${show(a)} > ${e}`],
@@ -220,13 +223,38 @@ function matchers(actual: unknown, negate: boolean): Matchers {
   return out as Matchers;
 }
 
-export const expect = Object.assign((actual: unknown) => Object.assign(matchers(actual, false), { not: matchers(actual, true) }), {
-  any: (type: unknown) =>
-    new Asymmetric(`Any<${(type as { name?: string }).name}>`, (a) =>
-      type === String ? typeof a === "string" : type === Number ? typeof a === "number" : type === Boolean ? typeof a === "boolean" : a instanceof (type as new () => unknown),
-    ),
-  objectContaining: (e: object) => new Asymmetric(`ObjectContaining ${show(e)}`, (a) => matchesObject(a, e)),
-  arrayContaining: (e: unknown[]) => new Asymmetric(`ArrayContaining ${show(e)}`, (a) => Array.isArray(a) && e.every((x) => a.some((y) => equals(y, x)))),
-  stringMatching: (e: RegExp | string) => new Asymmetric(`StringMatching ${show(e)}`, (a) => typeof a === "string" && (typeof e === "string" ? a.includes(e) : e.test(a))),
-  stringContaining: (e: string) => new Asymmetric(`StringContaining ${show(e)}`, (a) => typeof a === "string" && a.includes(e)),
-});
+/** expect(promise).rejects / .resolves: the same matchers on the outcome, awaited. toThrow reads the rejection as the thrown error. */
+function settled(promise: unknown, expectRejection: boolean): Record<string, (...args: unknown[]) => Promise<void>> {
+  const out: Record<string, (...args: unknown[]) => Promise<void>> = {};
+  for (const [name, check] of Object.entries(MATCHERS) as [string, Check][]) {
+    out[name] = async (...args) => {
+      let outcome: { rejected: boolean; value: unknown };
+      try {
+        outcome = { rejected: false, value: await promise };
+      } catch (error) {
+        outcome = { rejected: true, value: error };
+      }
+      if (outcome.rejected !== expectRejection) {
+        throw new Error(expectRejection ? `expected a rejection, got ${show(outcome.value)}` : `expected to resolve, got the rejection ${show(outcome.value)}`);
+      }
+      const actual = name === "toThrow" ? () => { throw outcome.value; } : outcome.value;
+      const [pass, message] = check(actual, ...args);
+      if (!pass) throw new Error(message);
+    };
+  }
+  return out;
+}
+
+export const expect = Object.assign(
+  (actual: unknown) => Object.assign(matchers(actual, false), { not: matchers(actual, true), rejects: settled(actual, true), resolves: settled(actual, false) }),
+  {
+    any: (type: unknown) =>
+      new Asymmetric(`Any<${(type as { name?: string }).name}>`, (a) =>
+        type === String ? typeof a === "string" : type === Number ? typeof a === "number" : type === Boolean ? typeof a === "boolean" : a instanceof (type as new () => unknown),
+      ),
+    objectContaining: (e: object) => new Asymmetric(`ObjectContaining ${show(e)}`, (a) => matchesObject(a, e)),
+    arrayContaining: (e: unknown[]) => new Asymmetric(`ArrayContaining ${show(e)}`, (a) => Array.isArray(a) && e.every((x) => a.some((y) => equals(y, x)))),
+    stringMatching: (e: RegExp | string) => new Asymmetric(`StringMatching ${show(e)}`, (a) => typeof a === "string" && (typeof e === "string" ? a.includes(e) : e.test(a))),
+    stringContaining: (e: string) => new Asymmetric(`StringContaining ${show(e)}`, (a) => typeof a === "string" && a.includes(e)),
+  },
+);
