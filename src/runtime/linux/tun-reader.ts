@@ -30,7 +30,6 @@ const START_TIMEOUT_MS = 10_000;
 /** The worker answers a stop within one poll() wake-up; this only bounds a stuck worker. */
 const STOP_TIMEOUT_MS = 2_000;
 
-
 /**
  * `workerUrl` is the runtime's worker file (bun/tun-worker.ts, deno/tun-worker.ts); it runs
  * tun-read-loop.ts on the fd. A module worker, the only kind Deno has.
