@@ -10,9 +10,11 @@ export const auditCommand = apiRead({
   options: {
     after: { type: "string", description: "Only entries with an id above this" },
     limit: { type: "string", description: "At most this many (default 100)" },
+    "oldest-first": { type: "boolean", description: "Oldest first (page forward with --after); default: the newest first" },
   },
   json: "JSON output (with before/after)",
-  path: (o) => `/api/v1/audit${queryString({ after: intOption(o.after, "after"), limit: intOption(o.limit, "limit") })}`,
+  path: (o) =>
+    `/api/v1/audit${queryString({ after: intOption(o.after, "after"), limit: intOption(o.limit, "limit"), order: o["oldest-first"] ? "oldest" : "newest" })}`,
   view: (entries: AuditEntry[]) => ({
     table: entries.map((e) => ({ id: String(e.id), when: time(e.at), who: e.actor, what: e.action, target: e.target })),
     columns: ["id", "when", "who", "what", "target"],

@@ -1,4 +1,5 @@
 import { z } from "zod";
+import type { AuditOrder } from "../store/records.ts";
 import type { Store } from "../store/store.ts";
 
 export const auditEntrySchema = z.object({
@@ -38,8 +39,8 @@ export class AuditLog {
     });
   }
 
-  list(afterId = 0, limit = 100): AuditEntry[] {
-    return this.store.listAudit(afterId, limit).map((r) => ({
+  list(afterId = 0, limit = 100, order: AuditOrder = "oldest"): AuditEntry[] {
+    return this.store.listAudit(afterId, limit, order).map((r) => ({
       id: r.id,
       at: r.at,
       actor: r.actor,

@@ -59,6 +59,9 @@ export interface AuditRecord {
 
 export type NewAuditRecord = Omit<AuditRecord, "id">;
 
+/** Which end of the audit log a listing starts from. */
+export type AuditOrder = "oldest" | "newest";
+
 /** A management-plane account (web UI sign-in): not a VPN user. */
 export interface AdminRecord {
   name: string;

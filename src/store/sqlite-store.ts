@@ -2,7 +2,7 @@ import { closeSync, openSync } from "node:fs";
 import { DatabaseSync } from "node:sqlite";
 import { err, ok, type Result } from "../errors.ts";
 import { migrations } from "./migrations.ts";
-import type { AdminRecord, ApiTokenRecord, AuditRecord, GroupRecord, NewAuditRecord, OtpRecord, UserRecord } from "./records.ts";
+import type { AdminRecord, ApiTokenRecord, AuditOrder, AuditRecord, GroupRecord, NewAuditRecord, OtpRecord, UserRecord } from "./records.ts";
 import type { Store } from "./store.ts";
 
 type Row = Record<string, unknown>;
@@ -173,8 +173,9 @@ class SqliteStore implements Store {
     return Number(result.lastInsertRowid);
   }
 
-  listAudit(afterId: number, limit: number): AuditRecord[] {
-    const rows = this.db.prepare("SELECT * FROM audit WHERE id > ? ORDER BY id LIMIT ?").all(afterId, limit) as Row[];
+  listAudit(afterId: number, limit: number, order: AuditOrder = "oldest"): AuditRecord[] {
+    const sql = order === "newest" ? "SELECT * FROM audit WHERE id > ? ORDER BY id DESC LIMIT ?" : "SELECT * FROM audit WHERE id > ? ORDER BY id LIMIT ?";
+    const rows = this.db.prepare(sql).all(afterId, limit) as Row[];
     return rows.map((r) => ({
       id: Number(r.id),
       at: Number(r.at),

@@ -1,4 +1,4 @@
-import type { AdminRecord, ApiTokenRecord, AuditRecord, GroupRecord, NewAuditRecord, OtpRecord, UserRecord } from "./records.ts";
+import type { AdminRecord, ApiTokenRecord, AuditOrder, AuditRecord, GroupRecord, NewAuditRecord, OtpRecord, UserRecord } from "./records.ts";
 
 /**
  * The storage interface of the control plane. Calls are synchronous: node:sqlite is, and the
@@ -38,8 +38,8 @@ export interface Store {
 
   /** Appends to the audit log; returns the record's id. */
   appendAudit(record: NewAuditRecord): number;
-  /** Oldest first, ids above afterId, at most limit. */
-  listAudit(afterId: number, limit: number): AuditRecord[];
+  /** Ids above afterId, at most limit: the oldest of them first, or with order "newest" the newest first. */
+  listAudit(afterId: number, limit: number, order?: AuditOrder): AuditRecord[];
 
   getAdmin(name: string): AdminRecord | undefined;
   listAdmins(): AdminRecord[];

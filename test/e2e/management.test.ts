@@ -167,7 +167,7 @@ for (const variant of variants) {
       expect(types.indexOf("user.updated")).toBeGreaterThan(types.indexOf("session.up"));
       expect(lines.find((e: { type: string }) => e.type === "session.down")).toMatchObject({ session: session.id, user: "alice", reason: "admin" });
 
-      const audit = JSON.parse(ok(remote(["audit", "--json"])));
+      const audit = JSON.parse(ok(remote(["audit", "--json", "--oldest-first"])));
       const entry = audit.findLast((e: { action: string; target: string }) => e.action === "user.update" && e.target === "alice");
       expect(entry).toMatchObject({ actor: "admin", before: { disabled: false }, after: { disabled: true } });
       expect(JSON.parse(ok(remote(["connections", "list", "--json"]))).total).toBe(0);
@@ -189,7 +189,7 @@ for (const variant of variants) {
       expect(page.total).toBe(1);
       ok(inGw(["connections", "kill", page.items[0].id, "--data-dir", dataDir]));
       await oc.exited;
-      const audit = JSON.parse(ok(inGw(["audit", "--json", "--data-dir", dataDir])));
+      const audit = JSON.parse(ok(inGw(["audit", "--json", "--oldest-first", "--data-dir", dataDir])));
       expect(audit.at(-1)).toMatchObject({ actor: "local-cli", action: "connection.kill", target: page.items[0].id });
     }, 90_000);
 

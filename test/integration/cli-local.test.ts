@@ -4,10 +4,11 @@
  * `gw: <code>: <message>` error line, and the audit log of it all. No root needed.
  */
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { spawnSync } from "node:child_process";
 import { existsSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { gwCli, repoRoot, type GwVariant } from "../harness/gateway.ts";
+import { gwArgv, gwCli, repoRoot, type GwVariant } from "../harness/gateway.ts";
 
 const variants: GwVariant[] = ["sources", "binary"];
 const dirs: string[] = [];
@@ -98,12 +99,32 @@ for (const variant of variants) {
     }, 60_000);
 
     test("the audit log names local-cli for every change, in order", () => {
-      const audit = JSON.parse(gw(["audit", "--json", "--limit", "1000"]).stdout) as { actor: string; action: string; target: string }[];
+      const audit = JSON.parse(gw(["audit", "--json", "--limit", "1000", "--oldest-first"]).stdout) as { actor: string; action: string; target: string }[];
       expect(new Set(audit.map((a) => a.actor))).toEqual(new Set(["local-cli"]));
       expect(audit.map((a) => `${a.action} ${a.target}`).slice(0, 3)).toEqual(["group.create staff", "user.create alice", "user.create bob"]);
       expect(audit.map((a) => a.action)).toContain("config.update");
       expect(audit.map((a) => a.action)).toContain("token.revoke");
       expect(gw(["audit"]).stdout.split("\n")[0]).toMatch(/^ID +WHEN +WHO +WHAT +TARGET$/);
+    }, 60_000);
+
+    test("colour only on a terminal: a usage error is coloured on a pseudo-terminal, plain in a pipe and under NO_COLOR", () => {
+      const command = [...gwArgv(variant), "user", "add", "--data-dir", dir].map((w) => `'${w}'`).join(" ");
+      const onTerminal = (env: Record<string, string>) =>
+        spawnSync("script", ["-qec", command, "/dev/null"], { encoding: "utf8", env: { ...process.env, ...env } }).stdout;
+      expect(onTerminal({})).toContain("gw: usage: Missing required positional argument: NAME");
+      expect(onTerminal({})).toContain("\x1b[");
+      expect(onTerminal({ NO_COLOR: "1" })).not.toContain("\x1b[");
+      const piped = gw(["user", "add"]);
+      expect(piped.code).toBe(2);
+      expect(piped.stderr + piped.stdout).not.toContain("\x1b[");
+    });
+
+    test("gw audit shows the newest entries first; --oldest-first pages forward", () => {
+      const newest = JSON.parse(gw(["audit", "--json", "--limit", "3"]).stdout) as { id: number }[];
+      const all = JSON.parse(gw(["audit", "--json", "--limit", "1000", "--oldest-first"]).stdout) as { id: number }[];
+      expect(newest.map((e) => e.id)).toEqual(all.slice(-3).map((e) => e.id).reverse());
+      const rows = gw(["audit"]).stdout.split("\n").slice(1).filter(Boolean);
+      expect(rows[0]!.split(/ +/)[0]).toBe(String(all.at(-1)!.id));
     }, 60_000);
   });
 }

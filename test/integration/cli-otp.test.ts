@@ -69,7 +69,7 @@ for (const variant of variants) {
       expect(nobody.stderr).toContain("user_not_found");
       expect(gw(["user", "otp", "enroll"]).code).toBe(2);
       expect(gw(["user", "otp", "enroll", "alice", "--colour"]).code).toBe(2);
-      const audit = JSON.parse(gw(["audit", "--json"]).stdout) as { action: string; actor: string; target: string }[];
+      const audit = JSON.parse(gw(["audit", "--json", "--oldest-first"]).stdout) as { action: string; actor: string; target: string }[];
       const otp = audit.filter((a) => a.action.startsWith("user.otp."));
       expect(otp.map((a) => a.action)).toEqual(["user.otp.enroll", "user.otp.reset", "user.otp.enroll"]);
       expect(otp.every((a) => a.actor === "local-cli" && a.target === "alice")).toBe(true);

@@ -51,7 +51,7 @@ describe.skipIf(!e2eAvailable())("stored settings and gw serve flags", () => {
     const change = JSON.parse(gw(["config", "set", "-", "--json"], JSON.stringify({ ...stored, apiListen: "127.0.0.1:9557", mtu: 1300, tunName: "gwss2" })));
     expect(change.overriddenByFlags).toEqual(["apiListen"]);
     expect(change.restartRequired).toEqual(["tunName"]);
-    expect(JSON.parse(gw(["audit", "--json"])).at(-1)).toMatchObject({ actor: "local-cli", action: "config.update" });
+    expect(JSON.parse(gw(["audit", "--json", "--oldest-first"])).at(-1)).toMatchObject({ actor: "local-cli", action: "config.update" });
 
     server.child.kill("SIGTERM");
     expect(await server.exited).toBe(0);
