@@ -3,11 +3,15 @@ import { groupPolicySchema } from "../control/group-policy.ts";
 import { groupViewSchema } from "../control/groups.ts";
 import { createdOrReplaced } from "./reply.ts";
 import { route } from "./route.ts";
+import { readOnlyUnchanged, viewBody, viewOnlyKeys } from "./view-body.ts";
 
 export const newGroupSchema = z.object({ name: z.string(), policy: groupPolicySchema.default({ routes: [], excludeRoutes: [], dns: [] }) }).strict();
 
 /** PATCH body: any subset of the policy; null removes an optional field. */
 export const groupPatchSchema = z.record(z.string(), z.unknown());
+
+/** PUT takes the policy, or the view GET returned ({ name, policy, members, createdAt }; read-only fields unchanged). */
+const groupPutBody = viewBody(groupPolicySchema, viewOnlyKeys(groupViewSchema, z.object({ policy: groupPolicySchema })), "policy");
 
 const live =
   "Changes apply to sessions that log in afterwards; live sessions keep the policy they got at login (the client received it in the CONNECT answer and the protocol cannot push a new one).";
@@ -43,15 +47,19 @@ export const groupRoutes = [
   route({
     method: "put",
     path: "/groups/{name}",
-    summary: `Create or replace a group's policy (idempotent). ${live}`,
+    summary: `Create or replace a group's policy (idempotent); the view GET returned is accepted too (read-only fields ignored when unchanged, refused when changed). ${live}`,
     scope: "admin",
-    body: groupPolicySchema,
+    body: groupPutBody,
+    documentedBody: groupPolicySchema,
     responses: [
       { status: 200, description: "replaced", schema: groupViewSchema },
       { status: 201, description: "created", schema: groupViewSchema },
     ],
     handler: ({ control, params, body, principal }) => {
-      const r = control.groups.replace(params.name, body, principal.name);
+      const current = control.groups.get(params.name);
+      const unchanged = readOnlyUnchanged(body.readOnly, params.name, current.ok ? current.value : undefined);
+      if (!unchanged.ok) return unchanged;
+      const r = control.groups.replace(params.name, body.document, principal.name);
       return r.ok ? createdOrReplaced(r.value.group, r.value.created) : r;
     },
   }),

@@ -2,6 +2,7 @@ import { z } from "zod";
 import { otpEnrolmentSchema, otpEnrolRequestSchema } from "../control/otp.ts";
 import { newUserSchema, userDocumentSchema, userViewSchema } from "../control/users.ts";
 import { createdOrReplaced } from "./reply.ts";
+import { readOnlyUnchanged, viewBody, viewOnlyKeys } from "./view-body.ts";
 import { route } from "./route.ts";
 
 /** PATCH body: any subset of the document; null removes staticAddress. */
@@ -14,6 +15,9 @@ export const userPatchSchema = z
     routes: z.array(z.string()).optional(),
   })
   .strict();
+
+/** PUT takes the document, or the view GET returned (read-only fields unchanged). */
+const userPutBody = viewBody(userDocumentSchema, viewOnlyKeys(userViewSchema, userDocumentSchema));
 
 export const userRoutes = [
   route({
@@ -46,16 +50,20 @@ export const userRoutes = [
   route({
     method: "put",
     path: "/users/{name}",
-    summary: "Create or replace a user (idempotent). Without password the current one is kept. disabled=true ends the user's sessions",
+    summary: "Create or replace a user (idempotent). Without password the current one is kept. disabled=true ends the user's sessions. The view GET returned is accepted too: its read-only fields are ignored when unchanged and refused when changed",
     scope: "admin",
-    body: userDocumentSchema,
+    body: userPutBody,
+    documentedBody: userDocumentSchema,
     responses: [
       { status: 200, description: "replaced", schema: userViewSchema },
       { status: 201, description: "created", schema: userViewSchema },
     ],
     errors: ["group_not_found"],
     handler: async ({ control, params, body, principal }) => {
-      const r = await control.users.replace(params.name, body, principal.name);
+      const current = control.users.get(params.name);
+      const unchanged = readOnlyUnchanged(body.readOnly, params.name, current.ok ? current.value : undefined);
+      if (!unchanged.ok) return unchanged;
+      const r = await control.users.replace(params.name, body.document, principal.name);
       return r.ok ? createdOrReplaced(r.value.user, r.value.created) : r;
     },
   }),
