@@ -64,6 +64,7 @@ export const serveCommand = defineCommand({
     }
     console.log(`management API: ${gateway.api.url} (gw --url ${gateway.api.url} --pin ${gateway.pin})`);
     console.log(`management API listens on: ${gateway.api.described}`);
+    console.log(`web UI: ${gateway.api.url}/ui (in a browser; sign in with an admin account or an API token)`);
     console.log(`server certificate pin: ${gateway.pin}`);
     onHangup = () => void gateway.reload("sighup");
     const signal = await Promise.race([signalled, drainedPromise]);

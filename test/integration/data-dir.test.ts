@@ -114,6 +114,7 @@ describe.skipIf(!e2eAvailable())("gw serve: modes, one server per data directory
     const server = procs.start(["ip", "netns", "exec", ns, ...gwArgv("sources"), "serve", "--data-dir", dir, "--tun", "gwdd1", "--pool", "10.41.0.0/24"]);
     await server.waitFor("server certificate pin: ");
     expect(server.stdout()).toContain("management API listens on: 127.0.0.1:8443, 10.41.0.1:8443 (tunnel address)\n");
+    expect(server.stdout()).toContain("web UI: https://127.0.0.1:8443/ui (in a browser");
     expect(server.stderr()).toMatch(/ready: .*, management API on "127\.0\.0\.1:8443, 10\.41\.0\.1:8443 \(tunnel address\)", sessions up to \d+/);
     expect(probe("127.0.0.1:8443")).toBe("HTTP 401");
     expect(probe("10.41.0.1:8443")).toBe("HTTP 401");
