@@ -12,6 +12,10 @@ export const userPatchSchema = z
     password: z.string().optional(),
     staticAddress: z.string().nullable().optional(),
     routes: z.array(z.string()).optional(),
+    /** null removes the user's own quota (the groups' applies again). */
+    quota: z.unknown().optional(),
+    /** null removes the expiry. */
+    expiresAt: z.string().nullable().optional(),
   })
   .strict();
 

@@ -19,6 +19,7 @@ import { TokenService } from "./tokens.ts";
 import { UserService } from "./users.ts";
 import { noSecretKey, OtpService, type SecretKeySource } from "./otp.ts";
 import { formatIpv4 } from "../net/ipv4.ts";
+import { UsageService } from "./usage/usage-service.ts";
 
 export interface ControlPlaneDeps {
   store: Store;
@@ -32,6 +33,8 @@ export interface ControlPlaneDeps {
   otpKey?: SecretKeySource;
   /** The running gateway's brute-force protection. */
   guard?: LoginGuard;
+  /** Writes the running gateway's unflushed usage (control/usage/usage-ledger.ts) before a read or a reset. */
+  flushUsage?: () => void;
 }
 
 /**
@@ -55,6 +58,8 @@ export class ControlPlane {
   readonly lifecycle: LifecycleService;
   /** Management-plane accounts (web UI sign-in). */
   readonly admins: AdminService;
+  /** The usage ledger's reports and quota resets. */
+  readonly usage: UsageService;
   readonly runtime?: GatewayRuntime;
   /** Traffic of the sessions that ended in this run. */
   readonly endedTraffic = new TrafficCounters();
@@ -77,6 +82,7 @@ export class ControlPlane {
     this.settings = new SettingsService(deps.store, this.audit, this.events, deps.runtime?.settings);
     this.bans = new BanService(deps.guard, this.audit, this.events);
     this.lifecycle = new LifecycleService(deps.runtime?.lifecycle, this.audit, this.events);
+    this.usage = new UsageService(deps.store, this.users, this.groups, deps.now, context, deps.flushUsage);
     this.admins = new AdminService({ store: deps.store, hasher: deps.hasher, audit: this.audit, otpKey: deps.otpKey ?? noSecretKey, now: deps.now });
 
     deps.sessions.onAttach((session, connection) => {
