@@ -1,6 +1,8 @@
 import { z } from "zod";
 import { otpEnrolmentSchema, otpEnrolRequestSchema } from "../control/otp.ts";
 import { newUserSchema, userDocumentSchema, userViewSchema } from "../control/users.ts";
+import { quotaStatusSchema } from "../control/usage/usage-views.ts";
+import { ok } from "../errors.ts";
 import { createdOrReplaced } from "./reply.ts";
 import { route } from "./route.ts";
 
@@ -41,11 +43,16 @@ export const userRoutes = [
   route({
     method: "get",
     path: "/users/{name}",
-    summary: "One user",
+    summary: "One user, with where they stand against their data quota (quotaStatus: null without one)",
     scope: "read",
-    responses: [{ status: 200, description: "the user", schema: userViewSchema }],
+    responses: [{ status: 200, description: "the user", schema: userViewSchema.extend({ quotaStatus: quotaStatusSchema.nullable() }) }],
     errors: ["user_not_found"],
-    handler: ({ control, params }) => control.users.get(params.name),
+    handler: ({ control, params }) => {
+      const user = control.users.get(params.name);
+      if (!user.ok) return user;
+      const limits = control.usage.limitsOf(params.name);
+      return ok({ ...user.value, quotaStatus: limits ? control.usage.statusOf(params.name, limits) : null });
+    },
   }),
   route({
     method: "put",
