@@ -3,6 +3,12 @@ import { quotaSchema } from "../../firewall/quota.ts";
 
 const dayText = z.string().regex(/^\d{4}-\d{2}-\d{2}$/, "a date as YYYY-MM-DD");
 
+/** 2026-02-30 matches the pattern but is no day (Date would roll it over to March). */
+function isRealDay(day: string): boolean {
+  const ms = Date.parse(`${day}T00:00:00Z`);
+  return !Number.isNaN(ms) && new Date(ms).toISOString().slice(0, 10) === day;
+}
+
 /** GET /users/{name}/usage?from=&to=: UTC dates, both included; default the last 30 days. */
 export const usageQuerySchema = z
   .object({ from: dayText.optional(), to: dayText.optional() })
@@ -10,9 +16,9 @@ export const usageQuerySchema = z
   .superRefine((q, ctx) => {
     for (const key of ["from", "to"] as const) {
       const v = q[key];
-      if (v !== undefined && new Date(`${v}T00:00:00Z`).toISOString().slice(0, 10) !== v) ctx.addIssue({ code: "custom", path: [key], message: `${v} is not a date` });
+      if (v !== undefined && /^\d{4}-\d{2}-\d{2}$/.test(v) && !isRealDay(v)) ctx.addIssue({ code: "custom", path: [key], message: `${v} is not a date` });
     }
-    if (q.from && q.to && q.from > q.to) ctx.addIssue({ code: "custom", path: ["from"], message: `from (${q.from}) is after to (${q.to})` });
+    if (q.from && q.to && isRealDay(q.from) && isRealDay(q.to) && q.from > q.to) ctx.addIssue({ code: "custom", path: ["from"], message: `from (${q.from}) is after to (${q.to})` });
   });
 export type UsageQuery = z.infer<typeof usageQuerySchema>;
 
