@@ -229,6 +229,7 @@ export async function startGateway(config: GatewayConfig, deps: GatewayDeps): Pr
     authStats: new AuthStats(),
     now,
     flushUsage: () => usage.ledger.flush(),
+    usageTotals: () => usage.ledger.totalsOfRun(),
     runtime: {
       startedAt,
       listeners: () => ({

@@ -73,3 +73,17 @@ describe("API /api/v1/users/{name}/usage", () => {
     expect(cleared.body.expiresAt).toBeUndefined();
   });
 });
+
+describe("/metrics per-user traffic", () => {
+  test("per-user series while the user count is bounded, none beyond", async () => {
+    const { renderMetrics, MAX_USER_SERIES } = await import("../../../src/api/metrics.ts");
+    const f = apiFixture();
+    const status = f.control.status();
+    const t = (n: number) => ({ bytesIn: n, bytesOut: 2 * n, packetsIn: 1, packetsOut: 1 });
+    const text = renderMetrics(status, new Map([["bob", t(5)], ["alice", t(7)]]));
+    expect(text).toContain('gw_user_traffic_bytes_total{user="alice",direction="in"} 7');
+    expect(text).toContain('gw_user_traffic_bytes_total{user="bob",direction="out"} 10');
+    const many = new Map(Array.from({ length: MAX_USER_SERIES + 1 }, (_, i) => [`u${i}`, t(1)] as const));
+    expect(renderMetrics(status, many)).not.toContain("gw_user_traffic_bytes_total");
+  });
+});
