@@ -1,8 +1,6 @@
 import { z } from "zod";
 import { otpEnrolmentSchema, otpEnrolRequestSchema } from "../control/otp.ts";
 import { newUserSchema, userDocumentSchema, userViewSchema } from "../control/users.ts";
-import { quotaStatusSchema } from "../control/usage/usage-views.ts";
-import { ok } from "../errors.ts";
 import { createdOrReplaced } from "./reply.ts";
 import { route } from "./route.ts";
 
@@ -43,16 +41,11 @@ export const userRoutes = [
   route({
     method: "get",
     path: "/users/{name}",
-    summary: "One user, with where they stand against their data quota (quotaStatus: null without one)",
+    summary: "One user (their own quota and expiry included; GET /users/{name}/usage says where they stand against the quota)",
     scope: "read",
-    responses: [{ status: 200, description: "the user", schema: userViewSchema.extend({ quotaStatus: quotaStatusSchema.nullable() }) }],
+    responses: [{ status: 200, description: "the user", schema: userViewSchema }],
     errors: ["user_not_found"],
-    handler: ({ control, params }) => {
-      const user = control.users.get(params.name);
-      if (!user.ok) return user;
-      const limits = control.usage.limitsOf(params.name);
-      return ok({ ...user.value, quotaStatus: limits ? control.usage.statusOf(params.name, limits) : null });
-    },
+    handler: ({ control, params }) => control.users.get(params.name),
   }),
   route({
     method: "put",

@@ -5,9 +5,8 @@ import { group } from "./command-group.ts";
 import { time } from "./output.ts";
 import { readSecretFromStdin } from "./stdin.ts";
 import { userOtpCommand } from "./user-otp-commands.ts";
-import { describeQuota, userUsageCommand } from "./user-usage-command.ts";
+import { describeQuotaSetting, userUsageCommand } from "./user-usage-command.ts";
 import { quotaArgs, quotaFields } from "./quota-args.ts";
-import type { QuotaStatus } from "../control/usage/usage-views.ts";
 
 const nameArg = { name: { type: "positional", required: true, description: "User name" } } as const;
 const u = (name: string) => `/api/v1/users/${encodeURIComponent(name)}`;
@@ -78,15 +77,15 @@ const show = apiRead({
   description: "Show one user",
   options: nameArg,
   path: (o) => u(o.name),
-  view: (v: UserView & { quotaStatus?: QuotaStatus | null }) => {
-    const { quota: _, quotaStatus, ...rest } = v;
+  view: (v: UserView) => {
+    const { quota: _, ...rest } = v;
     return {
       record: {
         ...rest,
         lastLoginAt: time(v.lastLoginAt),
         createdAt: time(v.createdAt),
         otp: v.otp?.enrolled ? `enrolled ${time(v.otp.since)}` : "not enrolled",
-        quota: describeQuota(quotaStatus ?? null),
+        quota: v.quota ? `${describeQuotaSetting(v.quota)} (used: gw user usage ${v.name})` : "none of the user's own (a group's may apply)",
         expiresAt: v.expiresAt ?? "never",
       },
     };

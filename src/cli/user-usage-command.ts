@@ -1,5 +1,6 @@
 import { formatBytes } from "../control/usage/quota-usage.ts";
 import type { QuotaStatus, UsageReport, UsageResetView } from "../control/usage/usage-views.ts";
+import type { Quota } from "../firewall/quota.ts";
 import { UsageError } from "./args.ts";
 import { command } from "./command.ts";
 import { time } from "./output.ts";
@@ -7,13 +8,18 @@ import { queryString } from "./query-string.ts";
 
 const usagePath = (name: string) => `/api/v1/users/${encodeURIComponent(name)}/usage`;
 
-/** "1.2 MB of 2.0 MB (monthly, rx+tx, block) until 2026-12-01" */
+/** "2.0 MB (monthly, rx+tx, block)" */
+export function describeQuotaSetting(q: Quota): string {
+  const count = q.count === "both" ? "rx+tx" : q.count;
+  return `${formatBytes(q.bytes)} (${q.period}${q.resetDay ? ` from day ${q.resetDay}` : ""}, ${count}, ${q.atLimit}${q.throttleRate ? ` to ${q.throttleRate} bit/s` : ""})`;
+}
+
+/** "1.2 MB of 2.0 MB (monthly, rx+tx, block) until 2026-12-01, from user" */
 export function describeQuota(q: QuotaStatus | null): string {
   if (!q) return "none";
-  const count = q.quota.count === "both" ? "rx+tx" : q.quota.count;
   const until = q.periodEnd ? `until ${q.periodEnd.slice(0, 10)}` : "no reset date";
   const over = q.over ? `, OVER: ${q.enforce}` : "";
-  return `${formatBytes(q.used)} of ${formatBytes(q.quota.bytes)} (${q.quota.period}, ${count}, ${q.quota.atLimit}) ${until}${over}, from ${q.source}`;
+  return `${formatBytes(q.used)} of ${describeQuotaSetting(q.quota)} ${until}${over}, from ${q.source}`;
 }
 
 /**

@@ -29,8 +29,8 @@ describe("API /api/v1/users/{name}/usage", () => {
     const old = await f.request("GET", "/api/v1/users/alice/usage?from=2019-12-01&to=2020-01-31");
     expect(old.body.days.map((d: { day: string }) => d.day)).toEqual(["2020-01-01"]);
     expect(old.body.sessions).toEqual([]);
-    // The user view shows the quota too.
-    expect((await f.request("GET", "/api/v1/users/alice")).body.quotaStatus).toMatchObject({ used: 300, quota: { bytes: 5000 } });
+    // The user view shows the expiry (and a quota of the user's own).
+    expect((await f.request("GET", "/api/v1/users/alice")).body.expiresAt).toBe("2099-01-01T00:00:00.000Z");
   });
 
   test("bad dates name their field; an unknown user is 404", async () => {
