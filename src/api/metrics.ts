@@ -1,4 +1,5 @@
 import type { Status } from "../control/status.ts";
+import type { UsageTotals } from "../store/usage-records.ts";
 import { route } from "./route.ts";
 
 export const metricsRoutes = [
@@ -10,14 +11,17 @@ export const metricsRoutes = [
     responses: [{ status: 200, description: "text/plain; version=0.0.4", contentType: "text/plain" }],
     alsoAtRoot: true,
     // Text, not JSON: this route writes its own response.
-    raw: ({ control, c }) => c.body(renderMetrics(control.status()), 200, { "Content-Type": "text/plain; version=0.0.4; charset=utf-8" }),
+    raw: ({ control, c }) => c.body(renderMetrics(control.status(), control.usageTotals()), 200, { "Content-Type": "text/plain; version=0.0.4; charset=utf-8" }),
   }),
 ];
 
 /** Label values escaped as the exposition format wants (backslash, quote, newline). */
 const label = (v: string) => v.replace(/\\/g, "\\\\").replace(/"/g, '\\"').replace(/\n/g, "\\n");
 
-export function renderMetrics(s: Status): string {
+/** Per-user series only up to this many users: beyond it a scrape would grow with the user base. */
+export const MAX_USER_SERIES = 1000;
+
+export function renderMetrics(s: Status, perUser: ReadonlyMap<string, UsageTotals> = new Map()): string {
   const out: string[] = [];
   const metric = (name: string, type: "gauge" | "counter", help: string, samples: [Record<string, string>, number][]) => {
     out.push(`# HELP ${name} ${help}`, `# TYPE ${name} ${type}`);
@@ -58,6 +62,13 @@ export function renderMetrics(s: Status): string {
       [{ state: "used" }, s.pool.used],
       [{ state: "capacity" }, s.pool.capacity],
     ]);
+  }
+  if (perUser.size > 0 && perUser.size <= MAX_USER_SERIES) {
+    const users = [...perUser].sort(([a], [b]) => (a < b ? -1 : 1));
+    metric("gw_user_traffic_bytes_total", "counter", `Tunnel payload bytes per user since the server started (in = from the client; absent above ${MAX_USER_SERIES} users).`, users.flatMap(([user, t]) => [
+      [{ user, direction: "in" }, t.bytesIn],
+      [{ user, direction: "out" }, t.bytesOut],
+    ] as [Record<string, string>, number][]));
   }
   return `${out.join("\n")}\n`;
 }

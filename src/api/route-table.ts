@@ -12,6 +12,7 @@ import { route, type ApiRoute } from "./route.ts";
 import { statusRoutes } from "./status.ts";
 import { tokenRoutes } from "./tokens.ts";
 import { userRoutes } from "./users.ts";
+import { usageRoutes } from "./usage.ts";
 
 /** Computed on first use (about 50 ms): the table is constant, so is its document. */
 function lazyConstant<T>(make: () => T): () => T {
@@ -34,6 +35,7 @@ export const apiRoutes: readonly ApiRoute[] = [
   ...statusRoutes,
   ...connectionRoutes,
   ...userRoutes,
+  ...usageRoutes,
   ...groupRoutes,
   ...tokenRoutes,
   ...adminRoutes,

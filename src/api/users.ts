@@ -13,6 +13,10 @@ export const userPatchSchema = z
     password: z.string().optional(),
     staticAddress: z.string().nullable().optional(),
     routes: z.array(z.string()).optional(),
+    /** null removes the user's own quota (the groups' applies again). */
+    quota: z.unknown().optional(),
+    /** null removes the expiry. */
+    expiresAt: z.string().nullable().optional(),
   })
   .strict();
 
@@ -41,7 +45,7 @@ export const userRoutes = [
   route({
     method: "get",
     path: "/users/{name}",
-    summary: "One user",
+    summary: "One user (their own quota and expiry included; GET /users/{name}/usage says where they stand against the quota)",
     scope: "read",
     responses: [{ status: 200, description: "the user", schema: userViewSchema }],
     errors: ["user_not_found"],

@@ -5,6 +5,8 @@ import { group } from "./command-group.ts";
 import { time } from "./output.ts";
 import { readSecretFromStdin } from "./stdin.ts";
 import { userOtpCommand } from "./user-otp-commands.ts";
+import { describeQuotaSetting, userUsageCommand } from "./user-usage-command.ts";
+import { quotaArgs, quotaFields } from "./quota-args.ts";
 
 const nameArg = { name: { type: "positional", required: true, description: "User name" } } as const;
 const u = (name: string) => `/api/v1/users/${encodeURIComponent(name)}`;
@@ -27,13 +29,17 @@ const add = apiChange({
   options: {
     ...nameArg,
     ...overrideArgs,
+    ...quotaArgs,
     "password-stdin": { type: "boolean", description: "Read the password from standard input (first line)" },
     disabled: { type: "boolean", description: "Create the user disabled" },
   },
   async request(o) {
     const password = o["password-stdin"] ? await passwordFromStdin() : undefined;
     const staticAddress = o["static-address"];
+    const limits = quotaFields(o);
+    if (limits.quota === null || limits.expiresAt === null) throw new UsageError("'none' removes a quota or expiry: use it with 'gw user set'");
     const body = {
+      ...limits,
       name: o.name,
       groups: o.group,
       routes: o.route,
@@ -71,23 +77,33 @@ const show = apiRead({
   description: "Show one user",
   options: nameArg,
   path: (o) => u(o.name),
-  view: (v: UserView) => ({
-    record: { ...v, lastLoginAt: time(v.lastLoginAt), createdAt: time(v.createdAt), otp: v.otp?.enrolled ? `enrolled ${time(v.otp.since)}` : "not enrolled" },
-  }),
+  view: (v: UserView) => {
+    const { quota: _, ...rest } = v;
+    return {
+      record: {
+        ...rest,
+        lastLoginAt: time(v.lastLoginAt),
+        createdAt: time(v.createdAt),
+        otp: v.otp?.enrolled ? `enrolled ${time(v.otp.since)}` : "not enrolled",
+        quota: v.quota ? `${describeQuotaSetting(v.quota)} (used: gw user usage ${v.name})` : "none of the user's own (a group's may apply)",
+        expiresAt: v.expiresAt ?? "never",
+      },
+    };
+  },
 });
 
 const set = apiChange({
   name: "set",
-  description: "Change a user's groups, static address or routes (only what is given)",
-  options: { ...nameArg, ...overrideArgs, "no-routes": { type: "boolean", description: "Remove the user's extra routes" } },
+  description: "Change a user's groups, static address, routes, quota or expiry (only what is given)",
+  options: { ...nameArg, ...overrideArgs, ...quotaArgs, "no-routes": { type: "boolean", description: "Remove the user's extra routes" } },
   request(o) {
-    const patch: Record<string, unknown> = {};
+    const patch: Record<string, unknown> = { ...quotaFields(o) };
     if (o.group.length) patch.groups = o.group;
     if (o.route.length) patch.routes = o.route;
     if (o["no-routes"]) patch.routes = [];
     const address = o["static-address"];
     if (address !== undefined) patch.staticAddress = address === "none" ? null : address;
-    if (Object.keys(patch).length === 0) throw new UsageError("nothing to change: give --group, --static-address, --route or --no-routes");
+    if (Object.keys(patch).length === 0) throw new UsageError("nothing to change: give --group, --static-address, --route, --no-routes, --quota or --expires");
     return { method: "PATCH", path: u(o.name), body: patch };
   },
   done: (o) => `user ${o.name} changed`,
@@ -118,4 +134,4 @@ const del = apiChange({
   done: (o) => `user ${o.name} deleted`,
 });
 
-export const userCommand = group("user", "Manage VPN users", [add, list, show, set, passwd, toggle(true), toggle(false), del, userOtpCommand]);
+export const userCommand = group("user", "Manage VPN users", [add, list, show, set, passwd, toggle(true), toggle(false), del, userOtpCommand, userUsageCommand]);

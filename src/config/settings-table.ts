@@ -162,6 +162,21 @@ export const SETTINGS = {
     example: "3",
     applies: "new logins",
   }),
+  usageFlushSeconds: setting({
+    schema: seconds(10, 30).default(15),
+    help: "how often the usage ledger writes traffic to the store and checks data quotas (also at session end and at stop)",
+    unit: "seconds",
+    flag: "usage-flush-seconds",
+    example: "20",
+    applies: "restart",
+  }),
+  usageRetentionDays: setting({
+    schema: z.number().int().min(1).max(3650).default(400),
+    help: "days the usage ledger keeps per-day and per-session rows; older ones are deleted",
+    flag: "usage-retention-days",
+    example: "90",
+    applies: "new logins",
+  }),
   ...samlSettings,
   loginMaxFailuresPerIp: setting({
     schema: z.number().int().min(1).max(100000).default(20),

@@ -19,6 +19,8 @@ import { TokenService } from "./tokens.ts";
 import { UserService } from "./users.ts";
 import { noSecretKey, OtpService, type SecretKeySource } from "./otp.ts";
 import { formatIpv4 } from "../net/ipv4.ts";
+import { UsageService } from "./usage/usage-service.ts";
+import type { UsageTotals } from "../store/usage-records.ts";
 
 export interface ControlPlaneDeps {
   store: Store;
@@ -32,6 +34,10 @@ export interface ControlPlaneDeps {
   otpKey?: SecretKeySource;
   /** The running gateway's brute-force protection. */
   guard?: LoginGuard;
+  /** Writes the running gateway's unflushed usage (control/usage/usage-ledger.ts) before a read or a reset. */
+  flushUsage?: () => void;
+  /** Bytes and packets per user seen by the usage ledger in this run (for /metrics). */
+  usageTotals?: () => ReadonlyMap<string, UsageTotals>;
 }
 
 /**
@@ -55,6 +61,10 @@ export class ControlPlane {
   readonly lifecycle: LifecycleService;
   /** Management-plane accounts (web UI sign-in). */
   readonly admins: AdminService;
+  /** The usage ledger's reports and quota resets. */
+  readonly usage: UsageService;
+  /** Per-user traffic of this run (empty without a running gateway). */
+  readonly usageTotals: () => ReadonlyMap<string, UsageTotals>;
   readonly runtime?: GatewayRuntime;
   /** Traffic of the sessions that ended in this run. */
   readonly endedTraffic = new TrafficCounters();
@@ -77,6 +87,8 @@ export class ControlPlane {
     this.settings = new SettingsService(deps.store, this.audit, this.events, deps.runtime?.settings);
     this.bans = new BanService(deps.guard, this.audit, this.events);
     this.lifecycle = new LifecycleService(deps.runtime?.lifecycle, this.audit, this.events);
+    this.usageTotals = deps.usageTotals ?? (() => new Map());
+    this.usage = new UsageService(deps.store, this.users, this.groups, deps.now, context, deps.flushUsage);
     this.admins = new AdminService({ store: deps.store, hasher: deps.hasher, audit: this.audit, otpKey: deps.otpKey ?? noSecretKey, now: deps.now });
 
     deps.sessions.onAttach((session, connection) => {

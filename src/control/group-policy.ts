@@ -1,6 +1,7 @@
 import { createHash } from "node:crypto";
 import { z } from "zod";
 import { firewallPolicyFields } from "../firewall/policy-fields.ts";
+import { quotaSchema } from "../firewall/quota.ts";
 import { parseCidr, parseIpv4, type Ipv4Cidr } from "../net/ipv4.ts";
 import { parseAuthMethods } from "./auth/auth-methods.ts";
 
@@ -48,6 +49,8 @@ export const groupPolicySchema = z
     maxSessionsPerUser: z.number().int().min(1).max(1000).optional(),
     /** Access rules, restrictToRoutes, icmpProhibited, rateUp/rateDown, tests: see src/firewall/policy-fields.ts. */
     ...firewallPolicyFields,
+    /** A data quota per member (each user counts their own traffic); a user's own quota replaces it. */
+    quota: quotaSchema.optional(),
   })
   .strict();
 

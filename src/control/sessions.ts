@@ -11,7 +11,9 @@ export type EndReason =
   | "dpd_timeout"
   | "idle_timeout" // the group's idle timeout: no data packet for that long
   | "session_timeout" // the group's session timeout since login
-  | "replaced"; // the same cookie connected again on a new connection
+  | "replaced" // the same cookie connected again on a new connection
+  | "quota_exceeded" // the user's data quota is used up and it blocks (control/usage/)
+  | "account_expired"; // the user's expiresAt has passed
 
 /** What the registry needs from a live tunnel connection: a way to end it, and what to show about it. */
 export interface LiveConnection {

@@ -10,6 +10,8 @@ import { cidrText, ipv4Text } from "./group-policy.ts";
 import { groupNameSchema, userNameSchema } from "./names.ts";
 import { mergePatch } from "./patch.ts";
 import { validationError } from "./zod-errors.ts";
+import { quotaSchema } from "../firewall/quota.ts";
+import { expiresAtSchema } from "./usage/expiry.ts";
 
 export const MAX_PASSWORD_LENGTH = 1024;
 
@@ -20,6 +22,10 @@ export const userOverridesSchema = z
     staticAddress: ipv4Text.optional(),
     /** Networks added to the group's split-include routes for this user. */
     routes: z.array(cidrText).max(200).default([]),
+    /** A data quota of the user's own: replaces the groups' (docs/usage.md). */
+    quota: quotaSchema.optional(),
+    /** From this moment (UTC ISO text) the account cannot log in and its sessions end. */
+    expiresAt: expiresAtSchema.optional(),
   })
   .strict();
 export type UserOverrides = z.infer<typeof userOverridesSchema>;
@@ -32,6 +38,9 @@ export const userDocumentSchema = z
     password: z.string().min(1, "the password is empty").max(MAX_PASSWORD_LENGTH).optional(),
     staticAddress: ipv4Text.optional(),
     routes: z.array(cidrText).max(200).default([]),
+    quota: quotaSchema.optional(),
+    /** A date (expires at 00:00 UTC that day) or an ISO 8601 time with a zone. */
+    expiresAt: expiresAtSchema.optional(),
   })
   .strict();
 export const newUserSchema = userDocumentSchema.extend({ name: userNameSchema }).strict();
@@ -50,6 +59,9 @@ export const userViewSchema = z.object({
   createdAt: z.number().int(),
   /** One-time codes: enrolled since when (the secret is never shown again after enrolment). */
   otp: z.object({ enrolled: z.boolean(), since: z.number().int().nullable() }),
+  /** The user's own quota (absent: the first of their groups' that has one applies). */
+  quota: quotaSchema.optional(),
+  expiresAt: z.string().optional(),
 });
 export type UserView = z.infer<typeof userViewSchema>;
 
@@ -60,6 +72,8 @@ export interface NewUser {
   disabled?: boolean;
   staticAddress?: string;
   routes?: string[];
+  quota?: z.input<typeof quotaSchema>;
+  expiresAt?: string;
 }
 
 /** A password nobody can type: a user added without one cannot log in with a password. */
@@ -105,6 +119,8 @@ export class UserService {
     const view = toView(record);
     const current: Record<string, unknown> = { groups: view.groups, disabled: view.disabled, routes: view.routes };
     if (view.staticAddress) current.staticAddress = view.staticAddress;
+    if (view.quota) current.quota = view.quota;
+    if (view.expiresAt) current.expiresAt = view.expiresAt;
     const merged = mergePatch(current, patchInput);
     if (!merged.ok) return merged;
     const doc = userDocumentSchema.safeParse(merged.value);
@@ -173,7 +189,12 @@ export class UserService {
   private async write(name: string, doc: UserDocument, actor: Actor, mode: "create" | "update" | "upsert"): Promise<Result<{ user: UserView; created: boolean }>> {
     const groups = [...new Set(doc.groups)];
     const passwordHash = doc.password === undefined ? undefined : await this.hasher.hash(doc.password);
-    const overrides: UserOverrides = { routes: doc.routes, ...(doc.staticAddress ? { staticAddress: doc.staticAddress } : {}) };
+    const overrides: UserOverrides = {
+      routes: doc.routes,
+      ...(doc.staticAddress ? { staticAddress: doc.staticAddress } : {}),
+      ...(doc.quota ? { quota: doc.quota } : {}),
+      ...(doc.expiresAt ? { expiresAt: doc.expiresAt } : {}),
+    };
     const outcome = this.store.transaction((): Result<{ user: UserView; created: boolean; before: UserView | null; changed: boolean }> => {
       const missing = groups.filter((g) => !this.store.getGroup(g));
       if (missing.length > 0) {
@@ -240,6 +261,8 @@ function toView(record: UserRecord): UserView {
     lastLoginAt: record.lastLoginAt,
     createdAt: record.createdAt,
     otp: { enrolled: record.otpEnrolledAt != null, since: record.otpEnrolledAt ?? null },
+    ...(overrides.quota ? { quota: overrides.quota } : {}),
+    ...(overrides.expiresAt ? { expiresAt: overrides.expiresAt } : {}),
   };
 }
 

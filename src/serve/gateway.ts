@@ -49,6 +49,22 @@ import { Drain, type DrainEnd } from "./drain.ts";
 import { reloadGateway } from "./reload.ts";
 import type { ReloadReport } from "../control/lifecycle.ts";
 import { LIVE_SETTING_KEYS } from "../config/settings-table.ts";
+import { UsageKeeper } from "../control/usage/usage-keeper.ts";
+import type { LimitRates } from "../control/usage/account-enforcer.ts";
+
+/**
+ * Quota throttling needs per-session rate limits in the data path (wt-fwpath's PolicyFilter.setRates).
+ * TODO-for-lead: when the per-session firewall is wired, pass its limitRates here instead; until then
+ * a throttling quota is logged, once, and not applied (a blocking quota works).
+ */
+function quotaThrottle(log: Log): LimitRates {
+  let said = false;
+  return (sessionId, up) => {
+    if (said || up === undefined) return;
+    said = true;
+    log(logLine`quota: session=${sessionId} should be throttled, but this build has no per-session rate limits yet: the throttle is not applied`);
+  };
+}
 
 /** Removes the masquerading table; a failure is logged with the command that removes it by hand. */
 function removeNat(nat: ActiveNat, log: Log): void {
@@ -182,6 +198,9 @@ export async function startGateway(config: GatewayConfig, deps: GatewayDeps): Pr
     dtls?.flush(); // one sendmmsg for the batch's DTLS records
   });
 
+  // Usage ledger, quotas, expiry (issue 9): built before the control plane, which flushes through it.
+  const usage = new UsageKeeper({ store: store.usage, sessions, now, log: deps.log, flushSeconds: config.usageFlushSeconds, retentionDays: () => config.usageRetentionDays });
+
   // ── Control plane (issue 4): users, groups, tokens, sessions, config, events, audit ──
   const startedAt = now();
   // Brute-force protection: lives with the run, visible through the control plane (gw bans).
@@ -209,6 +228,8 @@ export async function startGateway(config: GatewayConfig, deps: GatewayDeps): Pr
     sessions,
     authStats: new AuthStats(),
     now,
+    flushUsage: () => usage.ledger.flush(),
+    usageTotals: () => usage.ledger.totalsOfRun(),
     runtime: {
       startedAt,
       listeners: () => ({
@@ -243,6 +264,7 @@ export async function startGateway(config: GatewayConfig, deps: GatewayDeps): Pr
     },
   });
   let management: RunningManagement | undefined;
+  usage.enforce({ usage: control.usage, events: control.events, audit: control.audit, limitRates: quotaThrottle(deps.log) });
   const { users, groups } = control;
   const passwordStep = new PasswordStep(users);
   const saml = setupSaml(config, samlIdpCert.value, { findUser: (name) => store.getUser(name), groupExists: (name) => groups.get(name).ok, now, log: deps.log });
@@ -256,6 +278,7 @@ export async function startGateway(config: GatewayConfig, deps: GatewayDeps): Pr
     defaultMaxSessionsPerUser: () => config.maxSessionsPerUser,
     maxSessions: sessionCap,
     draining: () => drain.active(),
+    accountCheck: (user) => usage.refusal(user),
     steps: {
       password: passwordStep, otp: new OtpStep(control.otp, now, deps.log),
       ...(saml && { saml: saml.step }),
@@ -322,6 +345,7 @@ export async function startGateway(config: GatewayConfig, deps: GatewayDeps): Pr
     const t = now();
     for (const channel of channels) channel.tick(t);
     dtls?.tick(t);
+    usage.tick();
     drain.tick();
   }, 1000);
 
@@ -361,6 +385,7 @@ export async function startGateway(config: GatewayConfig, deps: GatewayDeps): Pr
       clearInterval(housekeeping);
       await management?.stop();
       sessions.endAll("server_stop");
+      usage.stop();
       await new Promise<void>((resolve) => {
         server.close(() => resolve());
         setTimeout(resolve, 2000).unref?.();

@@ -60,4 +60,42 @@ export const migrations: readonly string[] = [
      otp_enrolled_at INTEGER,
      otp_last_used_step INTEGER
    );`,
+  // 5: the usage ledger (control/usage/): bytes and packets per session and per user per UTC day,
+  // added to by the ledger's flush; manual quota resets as marker rows (history is never deleted
+  // by a reset, only by retention). dtls_bytes: bytes moved while the session's downstream channel
+  // was DTLS, sampled each second (the counters do not split by channel).
+  `CREATE TABLE usage_sessions (
+     id TEXT PRIMARY KEY,
+     user_name TEXT NOT NULL,
+     group_name TEXT NOT NULL,
+     started_at INTEGER NOT NULL,
+     last_seen_at INTEGER NOT NULL,
+     ended_at INTEGER,
+     end_reason TEXT,
+     bytes_in INTEGER NOT NULL DEFAULT 0,
+     bytes_out INTEGER NOT NULL DEFAULT 0,
+     packets_in INTEGER NOT NULL DEFAULT 0,
+     packets_out INTEGER NOT NULL DEFAULT 0,
+     dtls_bytes INTEGER NOT NULL DEFAULT 0
+   );
+   CREATE INDEX usage_sessions_by_user ON usage_sessions(user_name, started_at);
+   CREATE TABLE usage_days (
+     user_name TEXT NOT NULL,
+     day TEXT NOT NULL,
+     bytes_in INTEGER NOT NULL DEFAULT 0,
+     bytes_out INTEGER NOT NULL DEFAULT 0,
+     packets_in INTEGER NOT NULL DEFAULT 0,
+     packets_out INTEGER NOT NULL DEFAULT 0,
+     PRIMARY KEY (user_name, day)
+   );
+   CREATE TABLE usage_resets (
+     id INTEGER PRIMARY KEY AUTOINCREMENT,
+     user_name TEXT NOT NULL,
+     at INTEGER NOT NULL,
+     day TEXT NOT NULL,
+     day_bytes_in INTEGER NOT NULL,
+     day_bytes_out INTEGER NOT NULL,
+     actor TEXT NOT NULL
+   );
+   CREATE INDEX usage_resets_by_user ON usage_resets(user_name, at);`,
 ];

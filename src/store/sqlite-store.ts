@@ -4,6 +4,8 @@ import { err, ok, type Result } from "../errors.ts";
 import { migrations } from "./migrations.ts";
 import type { AdminRecord, ApiTokenRecord, AuditOrder, AuditRecord, GroupRecord, NewAuditRecord, OtpRecord, UserRecord } from "./records.ts";
 import type { Store } from "./store.ts";
+import { SqliteUsage } from "./sqlite-usage.ts";
+import type { UsageStore } from "./usage-records.ts";
 
 type Row = Record<string, unknown>;
 
@@ -48,7 +50,10 @@ function migrate(db: DatabaseSync): void {
 
 class SqliteStore implements Store {
   private depth = 0;
-  constructor(private readonly db: DatabaseSync) {}
+  readonly usage: UsageStore;
+  constructor(private readonly db: DatabaseSync) {
+    this.usage = new SqliteUsage(db, (fn) => this.transaction(fn));
+  }
 
   getUser(name: string): UserRecord | undefined {
     const row = this.db.prepare(`${USER_SELECT} WHERE name = ?`).get(name) as Row | undefined;

@@ -1,4 +1,5 @@
 import type { AdminRecord, ApiTokenRecord, AuditOrder, AuditRecord, GroupRecord, NewAuditRecord, OtpRecord, UserRecord } from "./records.ts";
+import type { UsageStore } from "./usage-records.ts";
 
 /**
  * The storage interface of the control plane. Calls are synchronous: node:sqlite is, and the
@@ -48,6 +49,9 @@ export interface Store {
   deleteAdmin(name: string): boolean;
   /** As markOtpStepUsed, for an admin's TOTP. */
   markAdminOtpStepUsed(name: string, step: number): boolean;
+
+  /** The usage ledger's rows (control/usage/). */
+  readonly usage: UsageStore;
 
   getMeta(key: string): string | undefined;
   setMeta(key: string, value: string): void;

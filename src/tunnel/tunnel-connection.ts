@@ -135,6 +135,8 @@ function tunnelOf(plane: DataPlane, session: Session): SessionTunnel {
 function closeFor(channel: CstpChannel, reason: EndReason): void {
   if (reason === "dpd_timeout") channel.abort();
   else if (reason === "replaced") channel.terminate("this session was taken over by another connection with the same cookie");
+  else if (reason === "quota_exceeded") channel.terminate("data quota reached: see your administrator");
+  else if (reason === "account_expired") channel.terminate("account expired");
   else channel.terminate();
 }
 

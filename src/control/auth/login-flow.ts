@@ -49,6 +49,8 @@ export interface LoginFlowOptions {
   maxSessions?(): number;
   /** True while the gateway drains (gw drain): every new login is refused. */
   draining?(): boolean;
+  /** Refuses an account its limits stop (expired, data quota used up): the reason code and what the client shows. */
+  accountCheck?(user: UserRecord): { reason: string; message: string } | undefined;
   /** Sessions per user when the group sets no limit (a live setting); 0 or absent: no limit. */
   defaultMaxSessionsPerUser?(): number;
   contextTtlMs?: number;
@@ -218,6 +220,8 @@ export class LoginFlow {
       const message = "The gateway is shutting down for maintenance: try again in a few minutes.";
       return this.failures.refuse({ reason: "draining", message, counts: false }, request.client, context);
     }
+    const limited = this.o.accountCheck?.(user);
+    if (limited) return this.failures.refuse({ reason: limited.reason, message: limited.message, counts: false }, request.client, context);
     const cap = this.o.maxSessions?.() ?? 0;
     if (cap > 0 && this.o.sessions.size >= cap) {
       const message = `The gateway is at its limit of ${cap} sessions: try again later.`;

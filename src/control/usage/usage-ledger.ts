@@ -1,0 +1,134 @@
+import type { Session } from "../sessions.ts";
+import type { DayUsageDelta, SessionUsageDelta, UsageStore, UsageTotals } from "../../store/usage-records.ts";
+import { utcDay } from "./utc-day.ts";
+
+/** A session as the ledger follows it: counters at the last sample, and what is not stored yet. */
+interface Tracked {
+  readonly session: Session;
+  bytesIn: number;
+  bytesOut: number;
+  packetsIn: number;
+  packetsOut: number;
+  pending: SessionUsageDelta;
+  /** True while `pending` holds something to write (or the row does not exist yet). */
+  dirty: boolean;
+}
+
+const zero = (): UsageTotals => ({ bytesIn: 0, bytesOut: 0, packetsIn: 0, packetsOut: 0 });
+
+/**
+ * The usage ledger: reads each live session's traffic counters once per sample (never per
+ * packet), keeps the deltas in memory per session and per user per UTC day, and writes them to
+ * the store on flush (every usageFlushSeconds, when a session ends, and at shutdown). A delta
+ * belongs to the day of the sample that saw it, so traffic around midnight lands within one
+ * sample interval of the right day.
+ */
+export class UsageLedger {
+  private readonly tracked = new Map<string, Tracked>();
+  private readonly days = new Map<string, DayUsageDelta>();
+  /** Bytes and packets per user seen in this run (for /metrics): bounded by the user count. */
+  private readonly runTotals = new Map<string, UsageTotals>();
+  private flushQueued = false;
+
+  constructor(
+    private readonly store: UsageStore,
+    private readonly now: () => number,
+    /** A flush failed (the store is unavailable): the deltas are kept for the next one. */
+    private readonly onFlushError: (e: Error) => void = () => {},
+  ) {}
+
+  /** Reads the counters of these live sessions; call every second or so. */
+  sample(sessions: Iterable<Session>): void {
+    const at = this.now();
+    for (const session of sessions) this.read(this.track(session), at);
+  }
+
+  /** The session ended: its last counts and its end are written soon (one flush for many ends at once). */
+  ended(session: Session, reason: string): void {
+    const at = this.now();
+    const t = this.track(session);
+    this.read(t, at);
+    t.pending.end = { at, reason };
+    t.dirty = true;
+    if (!this.flushQueued) {
+      this.flushQueued = true;
+      queueMicrotask(() => this.flush());
+    }
+  }
+
+  /** Writes what is pending in one transaction; ended sessions are forgotten once written. */
+  flush(): void {
+    this.flushQueued = false;
+    const at = this.now();
+    const sessions: SessionUsageDelta[] = [];
+    for (const t of this.tracked.values()) {
+      if (!t.dirty) continue;
+      t.pending.seenAt = at;
+      sessions.push({ ...t.pending });
+    }
+    const days = [...this.days.values()];
+    try {
+      this.store.addUsage(sessions, days);
+    } catch (e) {
+      this.onFlushError(e as Error);
+      return;
+    }
+    this.days.clear();
+    for (const [id, t] of this.tracked) {
+      if (t.pending.end) this.tracked.delete(id);
+      else if (t.dirty) {
+        Object.assign(t.pending, zero(), { dtlsBytes: 0 });
+        t.dirty = false;
+      }
+    }
+  }
+
+  /** Per-user totals of this run, for /metrics. */
+  totalsOfRun(): ReadonlyMap<string, UsageTotals> {
+    return this.runTotals;
+  }
+
+  private track(session: Session): Tracked {
+    let t = this.tracked.get(session.id);
+    if (!t) {
+      // Counters start at zero when the session is created: the first sample sees all of it.
+      t = {
+        session,
+        ...zero(),
+        pending: { id: session.id, user: session.user, group: session.group, startedAt: session.createdAt, seenAt: 0, ...zero(), dtlsBytes: 0 },
+        dirty: true,
+      };
+      this.tracked.set(session.id, t);
+    }
+    return t;
+  }
+
+  private read(t: Tracked, at: number): void {
+    const c = t.session.traffic;
+    const d = { bytesIn: c.bytesIn - t.bytesIn, bytesOut: c.bytesOut - t.bytesOut, packetsIn: c.packetsIn - t.packetsIn, packetsOut: c.packetsOut - t.packetsOut };
+    if (d.bytesIn === 0 && d.bytesOut === 0 && d.packetsIn === 0 && d.packetsOut === 0) return;
+    t.bytesIn = c.bytesIn;
+    t.bytesOut = c.bytesOut;
+    t.packetsIn = c.packetsIn;
+    t.packetsOut = c.packetsOut;
+    add(t.pending, d);
+    if (t.session.connection?.info.channel === "dtls") t.pending.dtlsBytes += d.bytesIn + d.bytesOut;
+    t.dirty = true;
+    const user = t.session.user;
+    const day = utcDay(at);
+    const key = `${user}\n${day}`;
+    let row = this.days.get(key);
+    if (!row) this.days.set(key, (row = { user, day, ...zero() }));
+    add(row, d);
+    let run = this.runTotals.get(user);
+    if (!run) this.runTotals.set(user, (run = zero()));
+    add(run, d);
+  }
+}
+
+function add(to: UsageTotals, d: UsageTotals): void {
+  to.bytesIn += d.bytesIn;
+  to.bytesOut += d.bytesOut;
+  to.packetsIn += d.packetsIn;
+  to.packetsOut += d.packetsOut;
+}

@@ -1,0 +1,128 @@
+import { describe, expect, test } from "bun:test";
+import { SessionRegistry, type Session } from "../../../../src/control/sessions.ts";
+import { UsageLedger } from "../../../../src/control/usage/usage-ledger.ts";
+import { UsageKeeper } from "../../../../src/control/usage/usage-keeper.ts";
+import { openSqliteStore } from "../../../../src/store/sqlite-store.ts";
+import type { Store } from "../../../../src/store/store.ts";
+
+const policy = { routes: [], excludeRoutes: [], dns: [] };
+
+function setup(start = Date.parse("2026-11-20T12:00:00Z")) {
+  const opened = openSqliteStore(":memory:");
+  if (!opened.ok) throw opened.error;
+  const store: Store = opened.value;
+  const clock = { t: start };
+  const now = () => clock.t;
+  const sessions = new SessionRegistry(300_000, now);
+  const session = (user = "alice"): Session => sessions.create({ user, group: "staff", policy, configHash: "h" }).session;
+  const move = (s: Session, bytesIn: number, bytesOut: number) => {
+    s.traffic.bytesIn += bytesIn;
+    s.traffic.bytesOut += bytesOut;
+    s.traffic.packetsIn += 1;
+    s.traffic.packetsOut += 1;
+  };
+  return { store, clock, now, sessions, session, move };
+}
+
+describe("usage ledger", () => {
+  test("writes each delta once: samples add up to the counters, a flush writes only what is new", () => {
+    const { store, now, session, move } = setup();
+    const ledger = new UsageLedger(store.usage, now);
+    const s = session();
+    move(s, 100, 1000);
+    ledger.sample([s]);
+    move(s, 50, 500);
+    ledger.sample([s]);
+    ledger.flush();
+    move(s, 7, 3);
+    ledger.sample([s]);
+    ledger.flush();
+    ledger.flush(); // nothing new: adds nothing
+    const [row] = store.usage.listUsageSessions("alice", 0, Infinity, 10);
+    expect(row).toMatchObject({ id: s.id, group: "staff", bytesIn: 157, bytesOut: 1503, packetsIn: 3, packetsOut: 3, endedAt: null });
+    expect(store.usage.listUsageDays("alice", "2026-11-20", "2026-11-20")).toEqual([{ day: "2026-11-20", bytesIn: 157, bytesOut: 1503, packetsIn: 3, packetsOut: 3 }]);
+  });
+
+  test("traffic after midnight UTC lands on the next day; the session row holds both", () => {
+    const { store, clock, now, session, move } = setup(Date.parse("2026-11-20T23:59:58Z"));
+    const ledger = new UsageLedger(store.usage, now);
+    const s = session();
+    move(s, 10, 20);
+    ledger.sample([s]);
+    clock.t += 3000;
+    move(s, 1, 2);
+    ledger.sample([s]);
+    ledger.flush();
+    expect(store.usage.listUsageDays("alice", "2026-11-01", "2026-11-30").map((d) => [d.day, d.bytesIn, d.bytesOut])).toEqual([
+      ["2026-11-20", 10, 20],
+      ["2026-11-21", 1, 2],
+    ]);
+    expect(store.usage.listUsageSessions("alice", 0, Infinity, 10)[0]).toMatchObject({ bytesIn: 11, bytesOut: 22 });
+  });
+
+  test("a session's end is written at once (one flush for many ends), with its last bytes and reason", async () => {
+    const { store, now, sessions, session, move } = setup();
+    const keeper = new UsageKeeper({ store: store.usage, sessions, now, log: () => {}, flushSeconds: 15, retentionDays: () => 400 });
+    const a = session();
+    const b = session("bob");
+    move(a, 5, 6);
+    move(b, 7, 8);
+    sessions.end(a, "logout");
+    sessions.end(b, "admin");
+    await Promise.resolve();
+    expect(store.usage.listUsageSessions("alice", 0, Infinity, 10)[0]).toMatchObject({ bytesIn: 5, bytesOut: 6, endedAt: now(), endReason: "logout" });
+    expect(store.usage.listUsageSessions("bob", 0, Infinity, 10)[0]).toMatchObject({ bytesIn: 7, endReason: "admin" });
+    keeper.stop();
+  });
+
+  test("a failed flush keeps its deltas for the next one", () => {
+    const { store, now, session, move } = setup();
+    const errors: string[] = [];
+    const failing = { ...store.usage, addUsage: () => { throw new Error("disk full"); } };
+    const ledger = new UsageLedger(failing, now, (e) => errors.push(e.message));
+    const s = session();
+    move(s, 40, 2);
+    ledger.sample([s]);
+    ledger.flush();
+    expect(errors).toEqual(["disk full"]);
+    (failing as { addUsage: unknown }).addUsage = store.usage.addUsage.bind(store.usage);
+    ledger.flush();
+    expect(store.usage.sumUsageDays("alice", "2026-11-20", "2026-11-20").bytesIn).toBe(40);
+  });
+
+  test("a restart closes the rows an unclean stop left open, at their last flush", () => {
+    const { store, clock, now, sessions, session, move } = setup();
+    const ledger = new UsageLedger(store.usage, now);
+    const s = session();
+    move(s, 1, 1);
+    ledger.sample([s]);
+    ledger.flush();
+    const flushedAt = clock.t;
+    clock.t += 60_000;
+    const logs: string[] = [];
+    new UsageKeeper({ store: store.usage, sessions, now, log: (l) => logs.push(String(l)), flushSeconds: 15, retentionDays: () => 400 });
+    expect(store.usage.listUsageSessions("alice", 0, Infinity, 10)[0]).toMatchObject({ endedAt: flushedAt, endReason: "gateway_stopped" });
+    expect(logs.join("\n")).toContain("1 session(s) of an earlier run had no end");
+  });
+
+  test("retention: the keeper prunes day and ended-session rows older than the setting, keeps the rest", () => {
+    const { store, clock, now, sessions, session, move } = setup(Date.parse("2026-01-01T10:00:00Z"));
+    const ledger = new UsageLedger(store.usage, now);
+    const old = session();
+    move(old, 100, 100);
+    ledger.sample([old]);
+    ledger.flush();
+    sessions.end(old, "logout");
+    ledger.ended(old, "logout");
+    ledger.flush();
+    clock.t = Date.parse("2026-01-20T10:00:00Z");
+    const recent = session();
+    move(recent, 3, 4);
+    ledger.sample([recent]);
+    ledger.flush();
+    const keeper = new UsageKeeper({ store: store.usage, sessions, now, log: () => {}, flushSeconds: 15, retentionDays: () => 10 });
+    keeper.tick();
+    expect(store.usage.listUsageDays("alice", "2025-01-01", "2027-01-01").map((d) => d.day)).toEqual(["2026-01-20"]);
+    expect(store.usage.listUsageSessions("alice", 0, Infinity, 10).map((s) => s.id)).toEqual([recent.id]);
+  });
+});
