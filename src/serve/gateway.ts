@@ -44,9 +44,10 @@ import type { DataPlane } from "../tunnel/tunnel-connection.ts";
 import { VERSION } from "../version.ts";
 import { startManagement, type RunningManagement } from "./management.ts";
 import { obtainServerCertificate } from "./server-certificate.ts";
-import { settingsOf } from "../config/gateway-config.ts";
+import { formatHostPort, settingsOf } from "../config/gateway-config.ts";
 import { logLine, type Log } from "../log/log-line.ts";
 import { checkForwarding } from "../doctor/host-checks.ts";
+import { checkIpv6Forwarding } from "../doctor/ipv6-forwarding-check.ts";
 import { enableNat, type ActiveNat } from "./nat.ts";
 import { Drain, type DrainEnd } from "./drain.ts";
 import { reloadGateway } from "./reload.ts";
@@ -339,6 +340,8 @@ export async function startGateway(config: GatewayConfig, deps: GatewayDeps): Pr
   // Said once the start can no longer fail: a failed start prints one line, its error.
   const forwarding = checkForwarding();
   if (forwarding.status !== "ok") deps.log(logLine`${forwarding.detail}: ${forwarding.fix}`);
+  const forwarding6 = pool6 ? checkIpv6Forwarding() : undefined;
+  if (forwarding6 && forwarding6.status !== "ok") deps.log(logLine`${forwarding6.detail}: ${forwarding6.fix}`);
   if (nat) deps.log(logLine`nat: masquerading ${formatCidr(poolCidr.value)} out of ${config.natInterface ?? `every interface but ${device.name}`} (nft table ip ${nat.table})`);
   if (!files.ok) deps.log(logLine`open files: ${files.error.message}: assuming a limit of 1024`);
   if (config.maxSessions !== undefined && config.maxSessions > budget.sessions) {
@@ -352,8 +355,8 @@ export async function startGateway(config: GatewayConfig, deps: GatewayDeps): Pr
   // Two whole templates: a nested template would be one (quoted) value in logLine.
   deps.log(
     dtls
-      ? logLine`gw ${VERSION} ready: TLS on ${config.listen}:${config.port}, DTLS on UDP ${dtls.port}, tun ${device.name} ${gatewayAddress}/${prefixLength}, pool ${poolText}, certificate ${source} ${pin}, management API on ${management.described}, sessions up to ${sessionCap()} (open-file limit ${budget.limit})`
-      : logLine`gw ${VERSION} ready: TLS on ${config.listen}:${config.port}, no DTLS, tun ${device.name} ${gatewayAddress}/${prefixLength}, pool ${poolText}, certificate ${source} ${pin}, management API on ${management.described}, sessions up to ${sessionCap()} (open-file limit ${budget.limit})`,
+      ? logLine`gw ${VERSION} ready: TLS on ${formatHostPort(config.listen, config.port)}, DTLS on UDP ${dtls.port}, tun ${device.name} ${gatewayAddress}/${prefixLength}, pool ${poolText}, certificate ${source} ${pin}, management API on ${management.described}, sessions up to ${sessionCap()} (open-file limit ${budget.limit})`
+      : logLine`gw ${VERSION} ready: TLS on ${formatHostPort(config.listen, config.port)}, no DTLS, tun ${device.name} ${gatewayAddress}/${prefixLength}, pool ${poolText}, certificate ${source} ${pin}, management API on ${management.described}, sessions up to ${sessionCap()} (open-file limit ${budget.limit})`,
   );
 
   return ok({
