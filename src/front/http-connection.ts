@@ -219,6 +219,7 @@ export function serveConnection(socket: TLSSocket, front: TunnelFront, slot: Adm
             dpdSeconds: params.dpdSeconds,
             keepaliveSeconds: params.keepaliveSeconds,
             mtu: params.mtu,
+            outerIpv6: clientIp.includes(":"),
             exportPsk: () => front.exportPsk(socket),
           })
         : undefined,
