@@ -24,13 +24,15 @@ const list = apiRead({
       user: s.user,
       group: s.group || "-",
       address: s.address ?? "-",
-      client: s.clientAddress ? `${s.clientAddress}:${s.clientPort}` : "-",
+      address6: s.address6 ?? "-",
+      // An IPv6 client address in brackets, so its port stays readable.
+      client: s.clientAddress ? `${s.clientAddress.includes(":") ? `[${s.clientAddress}]` : s.clientAddress}:${s.clientPort}` : "-",
       channel: s.channel ?? s.state,
       since: time(s.connectedSince ?? s.loginAt),
       "bytes-in": String(s.bytesIn),
       "bytes-out": String(s.bytesOut),
     })),
-    columns: ["id", "user", "group", "address", "client", "channel", "since", "bytes-in", "bytes-out"],
+    columns: ["id", "user", "group", "address", "address6", "client", "channel", "since", "bytes-in", "bytes-out"],
   }),
 });
 

@@ -1,6 +1,7 @@
 import type { Status } from "../control/status.ts";
 import { apiRead } from "./api-commands.ts";
 import { time } from "./output.ts";
+import { formatHostPort } from "../config/setting-schemas.ts";
 
 export const statusCommand = apiRead({
   name: "status",
@@ -15,12 +16,13 @@ function statusRecord(s: Status): Record<string, unknown> {
   return {
     version: s.version,
     server: s.running ? `running since ${time(s.startedAt)} (${s.uptimeSeconds} s)` : "not running (answered from the data directory)",
-    tunnel: l ? `TCP ${l.tunnel.host}:${l.tunnel.tcpPort}, ${l.tunnel.udpPort ? `UDP ${l.tunnel.udpPort}` : "no DTLS"}, ${l.tunnel.tlsVersions.join("/")}` : "-",
+    tunnel: l ? `TCP ${formatHostPort(l.tunnel.host, l.tunnel.tcpPort)}, ${l.tunnel.udpPort ? `UDP ${l.tunnel.udpPort}` : "no DTLS"}, ${l.tunnel.tlsVersions.join("/")}` : "-",
     api: l?.api ? `TCP ${l.api.addresses.join(", ")} (TLS)` : "-",
     sessions: `${s.sessions.total} (${s.sessions.connected} connected: ${s.sessions.cstp} CSTP, ${s.sessions.dtls} DTLS)`,
     traffic: `in ${s.traffic.bytesIn} B / ${s.traffic.packetsIn} packets, out ${s.traffic.bytesOut} B / ${s.traffic.packetsOut} packets`,
     logins: `${s.auth.successes} ok, ${s.auth.failures} failed${s.auth.failures ? ` (${Object.entries(s.auth.failuresByReason).map(([r, n]) => `${r} ${n}`).join(", ")})` : ""}`,
     pool: s.pool ? `${s.pool.cidr}: ${s.pool.used} of ${s.pool.capacity} in use` : "-",
+    ...(s.pool6 && { pool6: `${s.pool6.cidr}: ${s.pool6.used} in use` }),
     tun: s.tun ? `${s.tun.name} ${s.tun.state}` : "-",
     "login front": s.front ? `${s.front.unauthenticated} unauthenticated; refused ${counts(s.front.refused)}; timed out ${counts(s.front.timedOut)}` : "-",
     users: s.users,

@@ -1,5 +1,7 @@
 import { z } from "zod";
 import { parseCidr, parseIpv4 } from "../net/ipv4.ts";
+import { parseIpv6Cidr } from "../net/ipv6.ts";
+import { POOL6_MAX_PREFIX, POOL6_MIN_PREFIX } from "../net/address-pool6.ts";
 
 /** Value schemas shared by several settings, and the HOST:PORT helpers the serve code reads them with. */
 
@@ -37,6 +39,14 @@ export const poolSchema = z.string().superRefine((text, ctx) => {
   const r = parseCidr(text);
   if (!r.ok) ctx.addIssue({ code: "custom", message: r.error.message });
   else if (r.value.prefixLength > 30) ctx.addIssue({ code: "custom", message: "the pool must be /30 or larger" });
+});
+
+export const pool6Schema = z.string().superRefine((text, ctx) => {
+  const r = parseIpv6Cidr(text);
+  if (!r.ok) ctx.addIssue({ code: "custom", message: r.error.message });
+  else if (r.value.prefixLength < POOL6_MIN_PREFIX || r.value.prefixLength > POOL6_MAX_PREFIX) {
+    ctx.addIssue({ code: "custom", message: `the IPv6 pool must be /${POOL6_MIN_PREFIX} to /${POOL6_MAX_PREFIX} (e.g. 2001:db8:10::/64)` });
+  }
 });
 
 export const fileSchema = z.string().min(1);

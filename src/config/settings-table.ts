@@ -1,7 +1,7 @@
 import { z } from "zod";
 import { samlSettings } from "./saml-settings.ts";
 import { setting, type SettingRow } from "./setting-row.ts";
-import { CERT_USER_ATTRIBUTES, fileSchema, hostPortSchema, ipAddressSchema, poolSchema, portSchema, tunNameSchema } from "./setting-schemas.ts";
+import { CERT_USER_ATTRIBUTES, fileSchema, hostPortSchema, ipAddressSchema, pool6Schema, poolSchema, portSchema, tunNameSchema } from "./setting-schemas.ts";
 
 const seconds = (min: number, max: number) => z.number().int().min(min).max(max);
 
@@ -102,6 +102,15 @@ export const SETTINGS = {
     flag: "pool",
     valueHint: "CIDR",
     example: "10.20.0.0/24",
+    applies: "restart",
+  }),
+  pool6: setting({
+    schema: pool6Schema.optional(),
+    help: "client IPv6 pool, /64 to /126: each client gets one address (a /128) from it beside its IPv4 one; the gateway's own is the pool's first",
+    flag: "pool6",
+    valueHint: "CIDR",
+    whenAbsent: "no IPv6 inside the tunnel",
+    example: "2001:db8:10::/64",
     applies: "restart",
   }),
   logFormat: setting({

@@ -1,6 +1,7 @@
 import { z } from "zod";
 import { err, ok, type Result } from "../errors.ts";
 import { formatIpv4 } from "../net/ipv4.ts";
+import { formatIpv6 } from "../net/ipv6.ts";
 import type { Actor, AuditLog } from "./audit.ts";
 import type { EventBus } from "./events.ts";
 import type { Session, SessionRegistry } from "./sessions.ts";
@@ -11,6 +12,8 @@ export const connectionViewSchema = z.object({
   group: z.string(),
   /** Client address in the tunnel; null until the first CONNECT. */
   address: z.string().nullable(),
+  /** Client IPv6 address in the tunnel; null without --pool6, for IPv4-only clients, and until the first CONNECT. */
+  address6: z.string().nullable(),
   state: z.enum(["connected", "disconnected"]),
   clientAddress: z.string().nullable(),
   clientPort: z.number().int().nullable(),
@@ -86,6 +89,7 @@ export function connectionView(s: Session): ConnectionView {
     user: s.user,
     group: s.group,
     address: s.address === undefined ? null : formatIpv4(s.address),
+    address6: s.address6 === undefined ? null : formatIpv6(s.address6),
     state: info ? "connected" : "disconnected",
     clientAddress: info?.clientAddress ?? null,
     clientPort: info?.clientPort ?? null,

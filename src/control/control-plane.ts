@@ -134,6 +134,7 @@ export class ControlPlane {
       traffic: { bytesIn: traffic.bytesIn, bytesOut: traffic.bytesOut, packetsIn: traffic.packetsIn, packetsOut: traffic.packetsOut },
       auth: { successes: this.authStats.successes, failures: this.authStats.failureTotal, failuresByReason: Object.fromEntries(this.authStats.failures) },
       pool: rt?.pool() ?? null,
+      pool6: rt?.pool6?.() ?? null,
       tun: rt?.tun() ?? null,
       drops: rt ? Object.fromEntries(rt.drops.byReason) : {},
       front: rt?.front() ?? null,

@@ -3,6 +3,7 @@ import { z } from "zod";
 import { firewallPolicyFields } from "../firewall/policy-fields.ts";
 import { quotaSchema } from "../firewall/quota.ts";
 import { parseCidr, parseIpv4, type Ipv4Cidr } from "../net/ipv4.ts";
+import { parseIpv6, parseIpv6Cidr, type Ipv6Cidr } from "../net/ipv6.ts";
 import { parseAuthMethods } from "./auth/auth-methods.ts";
 
 export const cidrText = z.string().refine((s) => parseCidr(s).ok, {
@@ -11,6 +12,17 @@ export const cidrText = z.string().refine((s) => parseCidr(s).ok, {
     return r.ok ? "invalid network" : r.error.message;
   },
 });
+/** An IPv4 network, or an IPv6 one (it has a ':'): routes are dual-stack lists. */
+export const routeText = z.string().refine((s) => (s.includes(":") ? parseIpv6Cidr(s).ok : parseCidr(s).ok), {
+  error: (issue) => {
+    const text = String(issue.input);
+    const r = text.includes(":") ? parseIpv6Cidr(text) : parseCidr(text);
+    return r.ok ? "invalid network" : r.error.message;
+  },
+});
+const dnsText = z
+  .string()
+  .refine((s) => parseIpv4(s) !== undefined || parseIpv6(s) !== undefined, { error: (i) => `"${String(i.input)}" is not an IPv4 or IPv6 address` });
 export const ipv4Text = z.string().refine((s) => parseIpv4(s) !== undefined, { error: (i) => `"${String(i.input)}" is not an IPv4 address` });
 const domainText = z
   .string()
@@ -22,9 +34,10 @@ const domainText = z
  */
 export const groupPolicySchema = z
   .object({
-    routes: z.array(cidrText).max(200).default([]),
-    excludeRoutes: z.array(cidrText).max(200).default([]),
-    dns: z.array(ipv4Text).max(3, "at most 3 DNS servers (the client uses the first 3)").default([]),
+    /** IPv4 and IPv6 networks; the IPv6 ones reach clients that have an IPv6 address (--pool6). */
+    routes: z.array(routeText).max(200).default([]),
+    excludeRoutes: z.array(routeText).max(200).default([]),
+    dns: z.array(dnsText).max(3, "at most 3 DNS servers (the client uses the first 3)").default([]),
     defaultDomain: domainText.optional(),
     mtu: z.number().int().min(576).max(9000).optional(),
     dpdSeconds: z.number().int().min(0).max(3600).optional(),
@@ -60,7 +73,12 @@ export type GroupPolicy = z.infer<typeof groupPolicySchema>;
 export interface CompiledPolicy {
   routes: Ipv4Cidr[];
   excludeRoutes: Ipv4Cidr[];
+  /** IPv4 DNS servers. */
   dns: string[];
+  /** The IPv6 part of the lists (absent: none), sent only to clients with an IPv6 address. */
+  routes6?: Ipv6Cidr[];
+  excludeRoutes6?: Ipv6Cidr[];
+  dns6?: string[];
   defaultDomain?: string;
   mtu?: number;
   dpdSeconds?: number;
@@ -78,7 +96,22 @@ export function compilePolicy(policy: GroupPolicy): CompiledPolicy {
     if (!r.ok) throw r.error; // validated by the schema already
     return r.value;
   };
-  return { ...policy, routes: policy.routes.map(cidr), excludeRoutes: policy.excludeRoutes.map(cidr) };
+  const cidr6 = (s: string) => {
+    const r = parseIpv6Cidr(s);
+    if (!r.ok) throw r.error;
+    return r.value;
+  };
+  const v6 = (s: string) => s.includes(":");
+  const v4 = (s: string) => !v6(s);
+  return {
+    ...policy,
+    routes: policy.routes.filter(v4).map(cidr),
+    excludeRoutes: policy.excludeRoutes.filter(v4).map(cidr),
+    dns: policy.dns.filter(v4),
+    routes6: policy.routes.filter(v6).map(cidr6),
+    excludeRoutes6: policy.excludeRoutes.filter(v6).map(cidr6),
+    dns6: policy.dns.filter(v6),
+  };
 }
 
 /** A stable digest of the policy: the spec's config-hash. */

@@ -1,5 +1,6 @@
 import { createHash, randomBytes } from "node:crypto";
 import { TrafficCounters } from "../net/traffic-counters.ts";
+import type { Ipv6Words } from "../net/ipv6.ts";
 import type { CompiledPolicy } from "./group-policy.ts";
 
 /** Why a session or its connection ended; shown in logs, events and (later) the API. */
@@ -49,6 +50,8 @@ export interface Session {
   readonly tokenHash: string;
   /** Client address leased on the first CONNECT; kept across reconnects (docs/protocol.md §8.2). */
   address?: number;
+  /** IPv6 address leased from --pool6 on the first CONNECT that takes IPv6; kept across reconnects like `address`. */
+  address6?: Ipv6Words;
   connection?: LiveConnection;
   /** Packets and bytes of all of this session's connections. */
   readonly traffic: TrafficCounters;

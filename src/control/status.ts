@@ -9,6 +9,8 @@ export interface GatewayRuntime {
   listeners(): Listeners;
   tun(): { name: string; state: "up" | "down" };
   pool(): { cidr: string; capacity: number; used: number };
+  /** The IPv6 pool (--pool6); absent when there is none. */
+  pool6?(): { cidr: string; capacity: number; used: number };
   drops: DropCounters;
   /** The tunnel port's login front: connections not yet a tunnel, and what it refused or timed out. */
   front(): FrontStatus;
@@ -48,6 +50,8 @@ export const statusSchema = z.object({
   traffic: trafficSchema,
   auth: z.object({ successes: z.number().int(), failures: z.number().int(), failuresByReason: z.record(z.string(), z.number().int()) }),
   pool: z.object({ cidr: z.string(), capacity: z.number().int(), used: z.number().int() }).nullable(),
+  /** Null without --pool6 (or when no server runs). */
+  pool6: z.object({ cidr: z.string(), capacity: z.number().int(), used: z.number().int() }).nullable(),
   tun: z.object({ name: z.string(), state: z.enum(["up", "down"]) }).nullable(),
   drops: z.record(z.string(), z.number().int()),
   front: frontSchema.nullable(),

@@ -9,6 +9,7 @@ import type { Finding } from "./check.ts";
 import { checkClock } from "./clock-check.ts";
 import { checkDnsServers } from "./dns-check.ts";
 import { checkForwarding, checkNetAdmin, checkTunDevice, readText } from "./host-checks.ts";
+import { checkIpv6Forwarding } from "./ipv6-forwarding-check.ts";
 import { checkPorts } from "./port-check.ts";
 
 /** What gw doctor looks at: the data directory, and the server's pid when one serves it. */
@@ -37,6 +38,7 @@ export async function hostFindings(scope: DoctorScope): Promise<Finding[]> {
     checkForwarding(),
     natFinding(settings, scope.serverPid !== undefined),
   ];
+  if (settings.pool6 !== undefined) findings.push(checkIpv6Forwarding());
   if (scope.serverPid === undefined) findings.push(await checkPorts(portPlan(settings)));
   else findings.push({ check: "ports", status: "ok", detail: `held by gw serve (pid ${scope.serverPid})` });
   const certPath = settings.certFile ?? join(scope.dataDir, "server-cert.pem");

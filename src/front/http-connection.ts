@@ -3,6 +3,8 @@ import type { LoginFlow } from "../control/auth/login-flow.ts";
 import type { Result } from "../errors.ts";
 import type { ClientCertificateInfo } from "../pki/verify-client-cert.ts";
 import type { AddressPool } from "../net/address-pool.ts";
+import type { AddressPool6 } from "../net/address-pool6.ts";
+import { unmapIpv4 } from "../net/ipv6.ts";
 import { handleAuthRequest, type AuthConnectionState } from "./auth-endpoint.ts";
 import { handleSamlRequest, isSamlPath, type SamlFront } from "./saml-endpoints.ts";
 import { decideConnect, TUNNEL_PATHS } from "../tunnel/connect-handler.ts";
@@ -22,6 +24,8 @@ export interface TunnelFront {
   plane: DataPlane;
   flow: LoginFlow;
   pool: AddressPool;
+  /** The IPv6 pool (--pool6); absent: tunnels carry IPv4 only. */
+  pool6?: AddressPool6;
   defaults: TunnelDefaults;
   /** The checked client certificate of a connection, when a client CA is configured (docs/protocol.md §3). */
   clientCertificate?(socket: TLSSocket): Result<ClientCertificateInfo> | undefined;
@@ -55,7 +59,8 @@ const NOTHING = new Uint8Array(0);
  */
 export function serveConnection(socket: TLSSocket, front: TunnelFront, slot: AdmissionSlot): void {
   const limits = front.limits ?? FRONT_LIMITS;
-  const peer = `${socket.remoteAddress}:${socket.remotePort}`;
+  const clientIp = unmapIpv4(socket.remoteAddress ?? "");
+  const peer = `${clientIp}:${socket.remotePort}`;
   const reader = createRequestReader();
   let channel: CstpChannel | undefined;
   const pending: Pending[] = [];
@@ -195,7 +200,7 @@ export function serveConnection(socket: TLSSocket, front: TunnelFront, slot: Adm
     const path = request.target.split("?")[0]!;
     if (isSamlPath(path)) return handleSamlRequest(request, front.saml);
     if (request.method === "POST" || (request.method === "GET" && (path === "/" || path === "/auth"))) {
-      return handleAuthRequest(request, front.flow, { peer, ip: socket.remoteAddress ?? "", certificate: front.clientCertificate?.(socket) }, login);
+      return handleAuthRequest(request, front.flow, { peer, ip: clientIp, certificate: front.clientCertificate?.(socket) }, login);
     }
     if (request.method === "GET" && path === "/logout") return { status: 200, reason: "OK", headers: [["Content-Type", "text/html"]], body: "" };
     return { status: 404, reason: "Not Found", headers: [["Content-Type", "text/plain; charset=utf-8"]], body: "not found\n" };
@@ -214,9 +219,11 @@ export function serveConnection(socket: TLSSocket, front: TunnelFront, slot: Adm
             dpdSeconds: params.dpdSeconds,
             keepaliveSeconds: params.keepaliveSeconds,
             mtu: params.mtu,
+            outerIpv6: clientIp.includes(":"),
             exportPsk: () => front.exportPsk(socket),
           })
         : undefined,
+      front.pool6,
     );
     if (decision.kind === "refuse") return respond(decision.response, true);
     // A tunnel now: no longer unauthenticated, no front deadlines; the channel reads at its pace.
@@ -225,7 +232,7 @@ export function serveConnection(socket: TLSSocket, front: TunnelFront, slot: Adm
     socket.setNoDelay(true);
     const cipher = socket.getCipher();
     const facts = {
-      clientAddress: socket.remoteAddress ?? "",
+      clientAddress: clientIp,
       clientPort: socket.remotePort ?? 0,
       userAgent: request.headers.get("user-agent") ?? "",
       hostname: request.headers.get("x-cstp-hostname") ?? "",

@@ -1,7 +1,11 @@
 /** Why the data path dropped a packet. Counted per reason, never logged per packet. */
 export type DropReason =
   | "spoofed_source" // client sent a packet whose source is not its address
-  | "not_ipv4" // IPv6 or garbage from a client (no IPv6 is assigned yet)
+  | "not_ipv4" // garbage, or IPv6 on a gateway without --pool6
+  | "ipv6_not_assigned" // an IPv6 packet from a client that has no IPv6 address (no --pool6, or it asked for IPv4 only)
+  | "ipv6_spoofed_source" // an IPv6 packet whose source is not the client's IPv6 address
+  | "ipv6_malformed" // version 6, but shorter than its header says
+  | "ipv6_no_route" // an IPv6 packet from the TUN for an address with no live session
   | "no_route" // packet from the TUN for an address with no live session
   | "queue_full" // a slow client: downstream dropped instead of queued forever
   | "tun_write_failed"

@@ -19,3 +19,23 @@ export function isIpv4Packet(packet: Uint8Array): boolean {
   const total = (packet[2]! << 8) | packet[3]!;
   return total >= 20 && total <= packet.length;
 }
+
+/** A well-formed IPv6 header: version 6, the 40-byte fixed header and its payload within the buffer. */
+export function isIpv6Packet(packet: Uint8Array): boolean {
+  if (packet.length < 40 || packet[0]! >> 4 !== 6) return false;
+  return 40 + ((packet[4]! << 8) | packet[5]!) <= packet.length;
+}
+
+/** Word `index` (0-3) of the IPv6 source address (caller checked isIpv6Packet). */
+export function ipv6SourceWord(packet: Uint8Array, index: number): number {
+  return readWord(packet, 8 + index * 4);
+}
+
+/** Word `index` (0-3) of the IPv6 destination address (caller checked isIpv6Packet). */
+export function ipv6DestinationWord(packet: Uint8Array, index: number): number {
+  return readWord(packet, 24 + index * 4);
+}
+
+function readWord(p: Uint8Array, at: number): number {
+  return ((p[at]! << 24) | (p[at + 1]! << 16) | (p[at + 2]! << 8) | p[at + 3]!) >>> 0;
+}

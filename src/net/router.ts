@@ -1,5 +1,6 @@
 import type { DropCounters } from "./drop-counters.ts";
 import { ipv4Destination, isIpv4Packet } from "./ip-packet.ts";
+import type { Router6 } from "./router6.ts";
 
 /** Where downstream packets for one client address go (the session's current channel). */
 export interface PacketSink {
@@ -10,7 +11,11 @@ export interface PacketSink {
 export class Router {
   private readonly routes = new Map<number, PacketSink>();
 
-  constructor(private readonly drops: DropCounters) {}
+  /** IPv6 destinations, when the gateway has an IPv6 pool (--pool6). */
+  constructor(
+    private readonly drops: DropCounters,
+    readonly ipv6?: Router6,
+  ) {}
 
   add(address: number, sink: PacketSink): void {
     this.routes.set(address, sink);
@@ -27,6 +32,10 @@ export class Router {
 
   /** Delivers one packet read from the TUN device. */
   route(packet: Uint8Array): void {
+    if (this.ipv6 && packet.length > 0 && packet[0]! >> 4 === 6) {
+      this.ipv6.route(packet);
+      return;
+    }
     if (!isIpv4Packet(packet)) {
       this.drops.count("not_ipv4");
       return;

@@ -10,6 +10,8 @@ export interface TunOptions {
   /** Prefix length of the pool, e.g. 24: the kernel then routes the whole pool to the device. */
   prefixLength: number;
   mtu: number;
+  /** The gateway's own IPv6 address on the device and the IPv6 pool's prefix length (--pool6); absent: IPv4 only. */
+  ipv6?: { address: string; prefixLength: number };
   /** Where the device reports trouble after it is open (the packet reader stopping); default stderr. */
   log?: Log;
 }

@@ -16,6 +16,9 @@ import { SessionRegistry } from "../control/sessions.ts";
 import { ControlPlane } from "../control/control-plane.ts";
 import { err, ok, type Result } from "../errors.ts";
 import { AddressPool } from "../net/address-pool.ts";
+import { AddressPool6 } from "../net/address-pool6.ts";
+import { formatIpv6, formatIpv6Cidr, parseIpv6Cidr } from "../net/ipv6.ts";
+import { Router6 } from "../net/router6.ts";
 import { DropCounters } from "../net/drop-counters.ts";
 import { antiSpoofing, Firewall } from "../net/firewall.ts";
 import { formatCidr, formatIpv4, parseCidr } from "../net/ipv4.ts";
@@ -41,9 +44,10 @@ import type { DataPlane } from "../tunnel/tunnel-connection.ts";
 import { VERSION } from "../version.ts";
 import { startManagement, type RunningManagement } from "./management.ts";
 import { obtainServerCertificate } from "./server-certificate.ts";
-import { settingsOf } from "../config/gateway-config.ts";
+import { formatHostPort, settingsOf } from "../config/gateway-config.ts";
 import { logLine, type Log } from "../log/log-line.ts";
 import { checkForwarding } from "../doctor/host-checks.ts";
+import { checkIpv6Forwarding } from "../doctor/ipv6-forwarding-check.ts";
 import { enableNat, type ActiveNat } from "./nat.ts";
 import { Drain, type DrainEnd } from "./drain.ts";
 import { reloadGateway } from "./reload.ts";
@@ -138,12 +142,17 @@ export async function startGateway(config: GatewayConfig, deps: GatewayDeps): Pr
   const poolCidr = parseCidr(config.pool);
   if (!poolCidr.ok) return fail(poolCidr);
   const pool = new AddressPool(poolCidr.value);
+  // IPv6 inside the tunnel (--pool6): a second lease per session, routed by its own table.
+  const pool6Cidr = config.pool6 === undefined ? undefined : parseIpv6Cidr(config.pool6);
+  if (pool6Cidr && !pool6Cidr.ok) return fail(pool6Cidr);
+  const pool6 = pool6Cidr && new AddressPool6(pool6Cidr.value);
 
   const tun = await deps.openTun({
     name: config.tunName,
     address: formatIpv4(pool.gatewayAddress),
     prefixLength: poolCidr.value.prefixLength,
     mtu: config.mtu,
+    ...(pool6 && { ipv6: { address: formatIpv6(pool6.gatewayAddress), prefixLength: pool6.cidr.prefixLength } }),
     log: deps.log,
   });
   if (!tun.ok) return fail(tun);
@@ -172,12 +181,13 @@ export async function startGateway(config: GatewayConfig, deps: GatewayDeps): Pr
     const server = dtls;
     cleanups.push(() => server.close());
   }
-  const router = new Router(drops);
+  const router = new Router(drops, pool6 && new Router6(pool6.base, drops));
   const sessions = new SessionRegistry(config.cookieTimeout * 1000, now);
   const drain = new Drain({ sessions: () => sessions.size, now, log: deps.log, onEnd: (how) => deps.onDrained?.(how) });
   sessions.onEnd((session, reason) => {
     endTunnel(plane, session);
     if (session.address !== undefined) pool.release(session.address);
+    if (session.address6 !== undefined) pool6?.release(session.address6);
     deps.log(logLine`session ended session=${session.id} user=${session.user} reason=${reason}`);
   });
   const channels = new Set<CstpChannel>();
@@ -238,6 +248,7 @@ export async function startGateway(config: GatewayConfig, deps: GatewayDeps): Pr
       }),
       tun: () => ({ name: device.name, state: stopped ? "down" : "up" }),
       pool: () => ({ cidr: formatCidr(poolCidr.value), capacity: pool.capacity, used: pool.used }),
+      ...(pool6 && { pool6: () => ({ cidr: formatIpv6Cidr(pool6.cidr), capacity: pool6.capacity, used: pool6.used }) }),
       drops,
       front: () => ({ unauthenticated: admission.count(), refused: Object.fromEntries(frontCounters.refused), timedOut: Object.fromEntries(frontCounters.timedOut) }),
       settings: {
@@ -314,6 +325,7 @@ export async function startGateway(config: GatewayConfig, deps: GatewayDeps): Pr
         plane,
         flow,
         pool,
+        pool6,
         exportPsk,
         counters: frontCounters,
         saml: saml?.front,
@@ -352,6 +364,8 @@ export async function startGateway(config: GatewayConfig, deps: GatewayDeps): Pr
   // Said once the start can no longer fail: a failed start prints one line, its error.
   const forwarding = checkForwarding();
   if (forwarding.status !== "ok") deps.log(logLine`${forwarding.detail}: ${forwarding.fix}`);
+  const forwarding6 = pool6 ? checkIpv6Forwarding() : undefined;
+  if (forwarding6 && forwarding6.status !== "ok") deps.log(logLine`${forwarding6.detail}: ${forwarding6.fix}`);
   if (nat) deps.log(logLine`nat: masquerading ${formatCidr(poolCidr.value)} out of ${config.natInterface ?? `every interface but ${device.name}`} (nft table ip ${nat.table})`);
   if (!files.ok) deps.log(logLine`open files: ${files.error.message}: assuming a limit of 1024`);
   if (config.maxSessions !== undefined && config.maxSessions > budget.sessions) {
@@ -360,13 +374,13 @@ export async function startGateway(config: GatewayConfig, deps: GatewayDeps): Pr
   const adminToken = ensureAdminToken(store, now());
   const gatewayAddress = formatIpv4(pool.gatewayAddress);
   const { prefixLength } = poolCidr.value;
-  const poolText = formatCidr(poolCidr.value);
+  const poolText = pool6 ? `${formatCidr(poolCidr.value)} and ${formatIpv6Cidr(pool6.cidr)} (tun ${formatIpv6(pool6.gatewayAddress)})` : formatCidr(poolCidr.value);
   const { source } = cert.value;
   // Two whole templates: a nested template would be one (quoted) value in logLine.
   deps.log(
     dtls
-      ? logLine`gw ${VERSION} ready: TLS on ${config.listen}:${config.port}, DTLS on UDP ${dtls.port}, tun ${device.name} ${gatewayAddress}/${prefixLength}, pool ${poolText}, certificate ${source} ${pin}, management API on ${management.described}, sessions up to ${sessionCap()} (open-file limit ${budget.limit})`
-      : logLine`gw ${VERSION} ready: TLS on ${config.listen}:${config.port}, no DTLS, tun ${device.name} ${gatewayAddress}/${prefixLength}, pool ${poolText}, certificate ${source} ${pin}, management API on ${management.described}, sessions up to ${sessionCap()} (open-file limit ${budget.limit})`,
+      ? logLine`gw ${VERSION} ready: TLS on ${formatHostPort(config.listen, config.port)}, DTLS on UDP ${dtls.port}, tun ${device.name} ${gatewayAddress}/${prefixLength}, pool ${poolText}, certificate ${source} ${pin}, management API on ${management.described}, sessions up to ${sessionCap()} (open-file limit ${budget.limit})`
+      : logLine`gw ${VERSION} ready: TLS on ${formatHostPort(config.listen, config.port)}, no DTLS, tun ${device.name} ${gatewayAddress}/${prefixLength}, pool ${poolText}, certificate ${source} ${pin}, management API on ${management.described}, sessions up to ${sessionCap()} (open-file limit ${budget.limit})`,
   );
 
   return ok({

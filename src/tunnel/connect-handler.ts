@@ -1,5 +1,8 @@
 import type { Session } from "../control/sessions.ts";
 import type { AddressPool } from "../net/address-pool.ts";
+import type { AddressPool6 } from "../net/address-pool6.ts";
+import { formatIpv6 } from "../net/ipv6.ts";
+import { offerIpv6 } from "./ipv6-offer.ts";
 import { formatIpv4, parseIpv4 } from "../net/ipv4.ts";
 import { SESSION_COOKIE } from "../front/auth-endpoint.ts";
 import { parseCookies } from "../front/cookies.ts";
@@ -40,6 +43,7 @@ export function decideConnect(
   pool: AddressPool,
   defaults: TunnelDefaults,
   offerDtls: DtlsOfferer,
+  pool6?: AddressPool6,
 ): ConnectDecision {
   const token = parseCookies(request.headers.get("cookie")).get(SESSION_COOKIE);
   if (!token || token === "(null)") return refuse(401, "Unauthorized", "no webvpn session cookie: log in first (POST /auth)");
@@ -52,7 +56,8 @@ export function decideConnect(
   }
   if (session.address === undefined) {
     // A static or hinted address is honoured when free; the lease then stays with the session.
-    const hint = parseIpv4(request.headers.get("x-cstp-address") ?? "");
+    // A reconnect repeats the IPv4 address, and the IPv6 one in a second header (§8.2).
+    const hint = request.headers.getAll("x-cstp-address").map(parseIpv4).find((a) => a !== undefined);
     const lease = pool.lease(hint);
     if (!lease.ok) return refuse(503, "Service Unavailable", lease.error.message);
     session.address = lease.value;
@@ -61,8 +66,13 @@ export function decideConnect(
   const dtls = offerDtls(request, params);
   // One tunnel MTU for both channels: the client's TUN device has only one (§7.7).
   if (dtls?.mtu !== undefined) params.mtu = dtls.mtu;
+  const ipv6 = offerIpv6(request.headers, session, pool6, params.mtu);
+  // A full IPv6 pool leaves the tunnel IPv4 only rather than refusing it.
+  if (!ipv6.ok) plane.log(logLine`tunnel without IPv6 session=${session.id} user=${session.user}: ${ipv6.error.message}`);
+  else params.ipv6 = ipv6.value;
   const headers = [...cstpHeaders(params), ...sessionTimeoutHeaders(session, plane.now()), ...(dtls?.headers ?? [])];
-  plane.log(logLine`tunnel up session=${session.id} user=${session.user} address=${formatIpv4(session.address)} mtu=${params.mtu} dtls=${dtls?.mode.kind ?? "no"}`);
+  const address6 = params.ipv6 ? formatIpv6(params.ipv6.address) : "none";
+  plane.log(logLine`tunnel up session=${session.id} user=${session.user} address=${formatIpv4(session.address)} address6=${address6} mtu=${params.mtu} dtls=${dtls?.mode.kind ?? "no"}`);
   return { kind: "accept", session, params, headers, dialect: dialectFromAgent(request.headers.get("user-agent")), dtls };
 }
 

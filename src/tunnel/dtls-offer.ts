@@ -26,6 +26,8 @@ export interface DtlsOfferInput {
   keepaliveSeconds: number;
   /** The tunnel MTU negotiated for CSTP. */
   mtu: number;
+  /** The client reaches the gateway over IPv6: each datagram then carries a 40-byte IP header, not 20. */
+  outerIpv6?: boolean;
   /** TLS exporter of the connection that carried the CONNECT; undefined when the runtime has none. */
   exportPsk?: () => Uint8Array | undefined;
 }
@@ -56,7 +58,7 @@ export function offerDtls(input: DtlsOfferInput): DtlsOffer | undefined {
         mode: { kind: "psk", psk },
         lookupKey: appId.toString("hex"),
         headers: [["X-DTLS-App-ID", appId.toString("hex")], ["X-DTLS-CipherSuite", PSK_NEGOTIATE], ...common, ["X-CSTP-Base-MTU", String(baseMtu)]],
-        mtu: Math.min(input.mtu, dataMtu(PSK_AES256_GCM_SHA384, baseMtu)),
+        mtu: Math.min(input.mtu, dataMtu(PSK_AES256_GCM_SHA384, baseMtu, { ipv6: input.outerIpv6 })),
       };
     }
   }
@@ -66,7 +68,7 @@ export function offerDtls(input: DtlsOfferInput): DtlsOffer | undefined {
   const choice = chooseLegacySuite({ dtls12List, dtlsList });
   if (!choice) return undefined;
   const sessionId = randomBytes(32);
-  const mtu = Math.min(input.mtu, dataMtu(choice.suite, baseMtu));
+  const mtu = Math.min(input.mtu, dataMtu(choice.suite, baseMtu, { ipv6: input.outerIpv6 }));
   return {
     mode: { kind: "legacy", masterSecret: Buffer.from(masterHex, "hex"), sessionId, suite: choice.suite },
     lookupKey: sessionId.toString("hex"),

@@ -45,7 +45,7 @@ export function startTunnel(
   facts: ConnectionFacts,
   dtlsOffer: DtlsOffer | undefined,
 ): CstpChannel {
-  const endpoint = { address: params.address };
+  const endpoint = { address: params.address, address6: params.ipv6?.address };
   const upstream = (packet: Uint8Array) => {
     if (!plane.firewall.allowFromClient(endpoint, packet)) return;
     if (!plane.tun.write(packet)) plane.drops.count("tun_write_failed");
@@ -95,6 +95,7 @@ export function startTunnel(
   plane.sessions.attach(session, connection);
   tunnel.cstp = channel;
   plane.router.add(params.address, tunnel);
+  if (params.ipv6) plane.router.ipv6?.add(params.ipv6.address, tunnel);
   plane.channels.add(channel);
   if (dtlsOffer && plane.dtls) {
     plane.dtls.register(dtlsOffer.lookupKey, { session, tunnel, mode: dtlsOffer.mode, dpdSeconds: params.dpdSeconds, onPacket: upstream });
@@ -108,6 +109,7 @@ export function endTunnel(plane: DataPlane, session: Session): void {
   if (!tunnel) return;
   plane.tunnels.delete(session);
   if (session.address !== undefined) plane.router.remove(session.address, tunnel);
+  if (session.address6 !== undefined) plane.router.ipv6?.remove(session.address6, tunnel);
   plane.dtls?.unregister(session);
   tunnel.close();
 }

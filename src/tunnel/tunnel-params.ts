@@ -1,6 +1,8 @@
 import type { CompiledPolicy } from "../control/group-policy.ts";
 import { formatCidrDottedMask, formatIpv4, prefixToMask } from "../net/ipv4.ts";
 import type { HeaderList } from "../front/http-head.ts";
+import { formatIpv6, formatIpv6Cidr } from "../net/ipv6.ts";
+import type { TunnelIpv6 } from "./ipv6-offer.ts";
 
 /** Gateway-wide defaults a group may override. */
 export interface TunnelDefaults {
@@ -23,6 +25,8 @@ export interface TunnelParams {
   mobileDpdSeconds: number;
   policy: CompiledPolicy;
   serverName: string;
+  /** Set by the CONNECT handler when the tunnel carries IPv6 too (ipv6-offer.ts). */
+  ipv6?: TunnelIpv6;
 }
 
 /** The smallest MTU we agree to: IPv4's minimum datagram every host must accept. */
@@ -64,10 +68,16 @@ export function cstpHeaders(p: TunnelParams): [string, string][] {
     ["X-CSTP-Address", formatIpv4(p.address)],
     ["X-CSTP-Netmask", p.netmask],
   ];
+  // openconnect takes "addr/len" as INTERNAL_IP6_NETMASK and the part before "/" as INTERNAL_IP6_ADDRESS.
+  if (p.ipv6) h.push(["X-CSTP-Address-IP6", `${formatIpv6(p.ipv6.address)}/${p.ipv6.prefixLength}`]);
+  const v6 = p.ipv6?.routesAndDns ? p.ipv6 : undefined;
   for (const dns of p.policy.dns) h.push(["X-CSTP-DNS", dns]);
+  if (v6) for (const dns of p.policy.dns6 ?? []) h.push([v6.dnsHeader, dns]);
   if (p.policy.defaultDomain) h.push(["X-CSTP-Default-Domain", p.policy.defaultDomain]);
   for (const r of p.policy.routes) h.push(["X-CSTP-Split-Include", formatCidrDottedMask(r)]);
+  if (v6) for (const r of p.policy.routes6 ?? []) h.push(["X-CSTP-Split-Include-IP6", formatIpv6Cidr(r)]);
   for (const r of p.policy.excludeRoutes) h.push(["X-CSTP-Split-Exclude", formatCidrDottedMask(r)]);
+  if (v6) for (const r of p.policy.excludeRoutes6 ?? []) h.push(["X-CSTP-Split-Exclude-IP6", formatIpv6Cidr(r)]);
   h.push(["X-CSTP-MTU", String(p.mtu)]);
   h.push(["X-CSTP-DPD", String(p.dpdSeconds)]);
   h.push(["X-CSTP-Keepalive", String(p.keepaliveSeconds)]);

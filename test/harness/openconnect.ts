@@ -14,13 +14,15 @@ export interface OpenconnectOptions {
   /** Extra flags, e.g. --no-dtls, --authgroup NAME. */
   flags?: string[];
   interface?: string;
+  /** The server URL; default https://<gateway's outside IPv4>/. */
+  server?: string;
 }
 
 /**
  * argv of Debian's openconnect in the client namespace against the gateway: `how` says how it
  * logs in (password, cookie, --authenticate); `script` records the client's view in a state dir.
  */
-export function openconnectArgv(topology: Topology, o: { pin: string; how: string[]; script?: { interface: string }; flags?: string[] }): string[] {
+export function openconnectArgv(topology: Topology, o: { pin: string; how: string[]; script?: { interface: string }; flags?: string[]; server?: string }): string[] {
   return [
     ...topology.exec(topology.client),
     "openconnect",
@@ -31,13 +33,13 @@ export function openconnectArgv(topology: Topology, o: { pin: string; how: strin
     o.pin,
     ...(o.script ? ["--script", clientScript, "--interface", o.script.interface] : []),
     ...(o.flags ?? []),
-    `https://${topology.gatewayOutside}/`,
+    o.server ?? `https://${topology.gatewayOutside}/`,
   ];
 }
 
 /** Debian's openconnect in the client namespace, with our --script recording the client's view. */
 export function startOpenconnect(topology: Topology, procs: ProcessGroup, o: OpenconnectOptions): Started {
-  return procs.start(openconnectArgv(topology, { pin: o.pin, how: ["--passwd-on-stdin", "-u", o.user], script: { interface: o.interface ?? "oc0" }, flags: o.flags }), {
+  return procs.start(openconnectArgv(topology, { pin: o.pin, how: ["--passwd-on-stdin", "-u", o.user], script: { interface: o.interface ?? "oc0" }, flags: o.flags, server: o.server }), {
     stdin: `${o.password}\n`,
     env: { GW_E2E_STATE: o.stateDir },
   });

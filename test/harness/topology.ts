@@ -14,12 +14,20 @@ export interface Topology {
   /** The client's veth (a second address can be added to it: 203.0.113.3). */
   clientInterface: string;
   lanHost: string;
+  /** With `ipv6: true`: the same links carry IPv6 too (client 2001:db8:1::2, LAN host 2001:db8:2::2). */
+  gatewayOutside6?: string;
+  lanHost6?: string;
   /** argv prefix running a command inside a namespace. */
   exec(ns: string): string[];
   destroy(): void;
 }
 
-export function createTopology(tag: string): Topology {
+/**
+ * `ipv6: true` adds IPv6 (documentation range 2001:db8::/32) beside IPv4 on the same links:
+ *   client 2001:db8:1::2 --- 2001:db8:1::1 gateway 2001:db8:2::1 --- 2001:db8:2::2 lan
+ * with forwarding on in the gateway and duplicate address detection off (no waiting for it).
+ */
+export function createTopology(tag: string, o: { ipv6?: boolean } = {}): Topology {
   const prefix = `gwe${tag}${process.pid % 100000}`;
   const ns = { client: `${prefix}-c`, gateway: `${prefix}-g`, lan: `${prefix}-l` };
   const ip = (...args: string[]) => execFileSync("ip", args, { stdio: ["ignore", "ignore", "pipe"] });
@@ -59,6 +67,16 @@ export function createTopology(tag: string): Topology {
     ip("-n", ns.lan, "link", "set", `${prefix}l`, "up");
     ip("-n", ns.lan, "route", "add", "default", "via", "198.51.100.1");
     execFileSync("ip", ["netns", "exec", ns.gateway, "sysctl", "-qw", "net.ipv4.ip_forward=1"]);
+    if (o.ipv6) {
+      execFileSync("ip", ["netns", "exec", ns.gateway, "sysctl", "-qw", "net.ipv6.conf.all.forwarding=1"]);
+      ip("-n", ns.client, "-6", "addr", "add", "2001:db8:1::2/64", "dev", `${prefix}c`, "nodad");
+      ip("-n", ns.gateway, "-6", "addr", "add", "2001:db8:1::1/64", "dev", `${prefix}o`, "nodad");
+      ip("-n", ns.gateway, "-6", "addr", "add", "2001:db8:2::1/64", "dev", `${prefix}i`, "nodad");
+      ip("-n", ns.lan, "-6", "addr", "add", "2001:db8:2::2/64", "dev", `${prefix}l`, "nodad");
+      ip("-n", ns.lan, "-6", "route", "add", "default", "via", "2001:db8:2::1");
+      topology.gatewayOutside6 = "2001:db8:1::1";
+      topology.lanHost6 = "2001:db8:2::2";
+    }
   } catch (e) {
     topology.destroy();
     throw e;

@@ -1,6 +1,8 @@
 import { err, ok, type Result } from "../../errors.ts";
 import type { TunOptions } from "../tun.ts";
 import { tunError } from "./tun-errors.ts";
+import { ipv6Bytes, parseIpv6 } from "../../net/ipv6.ts";
+import type { TunIpv6Settings } from "./tun-config6.ts";
 import { AF_INET, O_CLOEXEC, O_NONBLOCK, O_RDWR, SOCK_CLOEXEC, SOCK_DGRAM, type TunLibc } from "./tun-libc.ts";
 
 /** Creating and configuring the interface with ioctls (no `ip` subprocess). Linux only. */
@@ -30,6 +32,7 @@ export interface TunSettings {
   prefixLength: number;
   mtu: number;
   addressText: string;
+  ipv6?: TunIpv6Settings;
 }
 
 export function checkTunOptions(o: TunOptions): Result<TunSettings> {
@@ -48,7 +51,18 @@ export function checkTunOptions(o: TunOptions): Result<TunSettings> {
     return err("tun_config_failed", `tun mtu ${o.mtu} must be an integer from ${MIN_MTU} to ${MAX_MTU}`);
   }
   const netmask = prefixToMask(o.prefixLength);
-  return ok({ name: o.name, address, netmask, prefixLength: o.prefixLength, mtu: o.mtu, addressText: o.address });
+  const settings: TunSettings = { name: o.name, address, netmask, prefixLength: o.prefixLength, mtu: o.mtu, addressText: o.address };
+  if (o.ipv6) {
+    const address6 = parseIpv6(o.ipv6.address);
+    if (!address6) return err("tun_config_failed", `tun IPv6 address "${o.ipv6.address}" is not an IPv6 address`);
+    const length = o.ipv6.prefixLength;
+    if (!Number.isInteger(length) || length < 1 || length > 128) {
+      return err("tun_config_failed", `tun IPv6 prefixLength ${length} must be an integer from 1 to 128`);
+    }
+    if (o.mtu < 1280) return err("tun_config_failed", `tun mtu ${o.mtu} is below 1280, the smallest MTU IPv6 allows: raise --mtu or start without --pool6`);
+    settings.ipv6 = { address: ipv6Bytes(address6), prefixLength: length, addressText: o.ipv6.address };
+  }
+  return ok(settings);
 }
 
 function parseIpv4(text: string): Uint8Array | null {

@@ -2,6 +2,7 @@ import { ok } from "../../errors.ts";
 import { logLine } from "../../log/log-line.ts";
 import type { OpenTun, TunDevice } from "../tun.ts";
 import { attachTun, checkTunOptions, configureTun } from "./tun-config.ts";
+import { configureTunIpv6 } from "./tun-config6.ts";
 import type { TunLibc } from "./tun-libc.ts";
 import { startReader } from "./tun-reader.ts";
 
@@ -20,6 +21,15 @@ export const linuxOpenTun = (loadLibc: () => TunLibc, workerUrl: () => URL): Ope
   const { fd, name } = attached.value;
   // Closing the fd makes the kernel delete the interface, so every failure below just closes it.
   const configured = configureTun(libc, { ...settings.value, name });
+  // IPv6 once the link is up: an interface taken down loses its IPv6 addresses, so up comes first.
+  const ipv6 = settings.value.ipv6;
+  if (configured.ok && ipv6) {
+    const added = configureTunIpv6(libc, name, ipv6);
+    if (!added.ok) {
+      libc.close(fd);
+      return added;
+    }
+  }
   if (!configured.ok) {
     libc.close(fd);
     return configured;

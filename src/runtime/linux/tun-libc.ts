@@ -34,6 +34,7 @@ export const O_RDWR = 0o2;
 export const O_NONBLOCK = 0o4000;
 export const O_CLOEXEC = 0o2000000;
 export const AF_INET = 2;
+export const AF_INET6 = 10;
 export const SOCK_DGRAM = 2;
 export const SOCK_CLOEXEC = O_CLOEXEC;
 export const EFD_NONBLOCK = O_NONBLOCK;

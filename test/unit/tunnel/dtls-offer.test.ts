@@ -49,4 +49,13 @@ describe("offerDtls", () => {
     expect(offer({ ...OPENCONNECT, "X-DTLS-Master-Secret": "short" }, () => undefined)).toBeUndefined();
     expect(offer({ ...OPENCONNECT, "X-DTLS-CipherSuite": "OC2-DTLS1_2-CHACHA20-POLY1305", "X-DTLS12-CipherSuite": "DES-CBC3-SHA" })).toBeUndefined();
   });
+
+  test("a client on IPv6 outside: 20 bytes more IP header per datagram, so the tunnel MTU is 20 lower", () => {
+    const over = (outerIpv6: boolean, exportPsk?: () => Uint8Array | undefined) =>
+      offerDtls({ headers: new HeaderList(Object.entries(OPENCONNECT)), udpPort: 443, dpdSeconds: 30, keepaliveSeconds: 20, mtu: 1400, outerIpv6, exportPsk })!;
+    const psk = () => new Uint8Array(32).fill(7);
+    expect(over(false, psk).mtu! - over(true, psk).mtu!).toBe(20);
+    const legacy = over(true, () => undefined);
+    expect(new Map(legacy.headers).get("X-DTLS-MTU")).toBe(String(over(false, () => undefined).mtu! - 20));
+  });
 });
