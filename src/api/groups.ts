@@ -28,7 +28,7 @@ export const groupRoutes = [
     scope: "admin",
     body: newGroupSchema,
     responses: [{ status: 201, description: "created", schema: groupViewSchema }],
-    errors: ["group_exists"],
+    errors: ["group_exists", "policy_test_failed"],
     handler: ({ control, body, principal }) => control.groups.create(body.name, body.policy, principal.name),
   }),
   route({
@@ -50,6 +50,7 @@ export const groupRoutes = [
       { status: 200, description: "replaced", schema: groupViewSchema },
       { status: 201, description: "created", schema: groupViewSchema },
     ],
+    errors: ["policy_test_failed"],
     handler: ({ control, params, body, principal }) => {
       const r = control.groups.replace(params.name, body, principal.name);
       return r.ok ? createdOrReplaced(r.value.group, r.value.created) : r;
@@ -62,7 +63,7 @@ export const groupRoutes = [
     scope: "admin",
     body: groupPatchSchema,
     responses: [{ status: 200, description: "changed", schema: groupViewSchema }],
-    errors: ["group_not_found"],
+    errors: ["group_not_found", "policy_test_failed"],
     handler: ({ control, params, body, principal }) => control.groups.patch(params.name, body, principal.name),
   }),
   route({

@@ -12,6 +12,10 @@ export const userPatchSchema = z
     password: z.string().optional(),
     staticAddress: z.string().nullable().optional(),
     routes: z.array(z.string()).optional(),
+    /** The user's own rules, all of them (validated with the document; null or [] removes them). */
+    rules: z.array(z.unknown()).nullable().optional(),
+    rateUp: z.union([z.number(), z.string()]).nullable().optional(),
+    rateDown: z.union([z.number(), z.string()]).nullable().optional(),
   })
   .strict();
 
@@ -31,7 +35,7 @@ export const userRoutes = [
     scope: "admin",
     body: newUserSchema,
     responses: [{ status: 201, description: "created", schema: userViewSchema }],
-    errors: ["user_exists", "group_not_found"],
+    errors: ["user_exists", "group_not_found", "policy_test_failed"],
     handler: ({ control, body, principal }) => control.users.create(body, principal.name),
   }),
   route({
@@ -53,7 +57,7 @@ export const userRoutes = [
       { status: 200, description: "replaced", schema: userViewSchema },
       { status: 201, description: "created", schema: userViewSchema },
     ],
-    errors: ["group_not_found"],
+    errors: ["group_not_found", "policy_test_failed"],
     handler: async ({ control, params, body, principal }) => {
       const r = await control.users.replace(params.name, body, principal.name);
       return r.ok ? createdOrReplaced(r.value.user, r.value.created) : r;
@@ -66,7 +70,7 @@ export const userRoutes = [
     scope: "admin",
     body: userPatchSchema,
     responses: [{ status: 200, description: "changed", schema: userViewSchema }],
-    errors: ["user_not_found", "group_not_found"],
+    errors: ["user_not_found", "group_not_found", "policy_test_failed"],
     handler: ({ control, params, body, principal }) => control.users.patch(params.name, body, principal.name),
   }),
   route({
