@@ -5,6 +5,7 @@ import type { Options } from "./command.ts";
 import { group } from "./command-group.ts";
 import { printable, time } from "./output.ts";
 import { ruleCommand } from "./rule-commands.ts";
+import { parsePolicyTest } from "./policy-commands.ts";
 import { formatBitRate } from "../firewall/rate.ts";
 
 const nameArg = { name: { type: "positional", required: true, description: "Group name" } } as const;
@@ -27,6 +28,11 @@ const policyArgs = {
   "rate-down": { type: "string", description: "Download limit per session, e.g. 50mbit (users may override it)" },
   "restrict-to-routes": { type: "string", description: "on: deny anything outside the group's routes; off (default)" },
   "icmp-prohibited": { type: "string", description: "on (default): answer a denied packet with ICMP administratively prohibited; off: drop silently" },
+  test: {
+    type: "string",
+    repeatable: true,
+    description: "Policy test, e.g. \"alice 198.51.100.10 tcp/22 allow\" or \"198.51.100.10 udp/53 deny\" (repeatable; replaces the group's tests; a change that fails one is refused)",
+  },
 } as const;
 
 /** Each policy option and the policy field it sets. */
@@ -69,6 +75,7 @@ function policyFrom(o: Options<typeof policyArgs>): Record<string, unknown> {
     const value = o[flag as keyof typeof TEXT_FIELDS];
     if (value !== undefined) policy[field] = value;
   }
+  if (o.test.length) policy.tests = o.test.map(parsePolicyTest);
   for (const [flag, field] of Object.entries(SWITCH_FIELDS)) {
     const value = o[flag as keyof typeof SWITCH_FIELDS];
     if (value === undefined) continue;

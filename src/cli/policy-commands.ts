@@ -17,6 +17,18 @@ export function parseService(text: string | undefined): { proto: string; port?: 
   return { proto };
 }
 
+/** "[USER] DST PROTO[/PORT] allow|deny" (gw group set --test): a policy test as the API takes it. */
+export function parsePolicyTest(text: string): Record<string, unknown> {
+  const words = text.trim().split(/\s+/);
+  const expect = words.pop();
+  if ((expect !== "allow" && expect !== "deny") || words.length < 2 || words.length > 3) {
+    throw new UsageError(`--test "${text}": write [USER] DST PROTO/PORT allow|deny, e.g. "alice 198.51.100.10 tcp/22 allow"`);
+  }
+  const [service, to, user] = [words.pop()!, words.pop()!, words.pop()];
+  const { proto, port } = parseService(service);
+  return { ...(user ? { user } : {}), to, proto, ...(port !== undefined ? { port } : {}), expect };
+}
+
 const trace = command({
   name: "trace",
   description: "Which rule decides a packet from USER's session to DST, and why (the tables the gateway enforces)",
