@@ -37,6 +37,8 @@ export const ERROR_CODES = {
   otp_already_enrolled: { status: 409, description: "the user is enrolled for one-time codes already: DELETE /users/{name}/otp first" },
   otp_not_enrolled: { status: 404, description: "the user is not enrolled for one-time codes" },
   otp_key_unavailable: { status: 500, description: "the data directory's secret key (otp.key) cannot be read or created: see the message" },
+  rule_not_found: { status: 404, description: "no rule with that index in the group's or user's rules (they are numbered from 1)" },
+  policy_test_failed: { status: 422, description: "the change would make a policy test (a group's `tests`) fail: nothing was changed; details name each failing test" },
   connection_not_found: { status: 404, description: "no live session with that id" },
   not_running: { status: 409, description: "needs the running server (the CLI works on the data directory only)" },
   admin_exists: { status: 409, description: "a web UI account of that name exists" },

@@ -32,7 +32,7 @@ export const groupRoutes = [
     scope: "admin",
     body: newGroupSchema,
     responses: [{ status: 201, description: "created", schema: groupViewSchema }],
-    errors: ["group_exists"],
+    errors: ["group_exists", "policy_test_failed"],
     handler: ({ control, body, principal }) => control.groups.create(body.name, body.policy, principal.name),
   }),
   route({
@@ -55,6 +55,7 @@ export const groupRoutes = [
       { status: 200, description: "replaced", schema: groupViewSchema },
       { status: 201, description: "created", schema: groupViewSchema },
     ],
+    errors: ["policy_test_failed"],
     handler: ({ control, params, body, principal }) => {
       const current = control.groups.get(params.name);
       const unchanged = readOnlyUnchanged(body.readOnly, params.name, current.ok ? current.value : undefined);
@@ -70,7 +71,7 @@ export const groupRoutes = [
     scope: "admin",
     body: groupPatchSchema,
     responses: [{ status: 200, description: "changed", schema: groupViewSchema }],
-    errors: ["group_not_found"],
+    errors: ["group_not_found", "policy_test_failed"],
     handler: ({ control, params, body, principal }) => control.groups.patch(params.name, body, principal.name),
   }),
   route({

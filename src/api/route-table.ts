@@ -8,6 +8,7 @@ import { groupRoutes } from "./groups.ts";
 import { lifecycleRoutes } from "./lifecycle.ts";
 import { metricsRoutes } from "./metrics.ts";
 import { openApiDocument } from "./openapi.ts";
+import { policyRoutes } from "./policy.ts";
 import { route, type ApiRoute } from "./route.ts";
 import { statusRoutes } from "./status.ts";
 import { tokenRoutes } from "./tokens.ts";
@@ -37,6 +38,7 @@ export const apiRoutes: readonly ApiRoute[] = [
   ...userRoutes,
   ...usageRoutes,
   ...groupRoutes,
+  ...policyRoutes,
   ...tokenRoutes,
   ...adminRoutes,
   ...configRoutes,

@@ -17,6 +17,10 @@ export const userPatchSchema = z
     quota: z.unknown().optional(),
     /** null removes the expiry. */
     expiresAt: z.string().nullable().optional(),
+    /** The user's own rules, all of them (validated with the document; null or [] removes them). */
+    rules: z.array(z.unknown()).nullable().optional(),
+    rateUp: z.union([z.number(), z.string()]).nullable().optional(),
+    rateDown: z.union([z.number(), z.string()]).nullable().optional(),
   })
   .strict();
 
@@ -39,7 +43,7 @@ export const userRoutes = [
     scope: "admin",
     body: newUserSchema,
     responses: [{ status: 201, description: "created", schema: userViewSchema }],
-    errors: ["user_exists", "group_not_found"],
+    errors: ["user_exists", "group_not_found", "policy_test_failed"],
     handler: ({ control, body, principal }) => control.users.create(body, principal.name),
   }),
   route({
@@ -62,7 +66,7 @@ export const userRoutes = [
       { status: 200, description: "replaced", schema: userViewSchema },
       { status: 201, description: "created", schema: userViewSchema },
     ],
-    errors: ["group_not_found"],
+    errors: ["group_not_found", "policy_test_failed"],
     handler: async ({ control, params, body, principal }) => {
       const current = control.users.get(params.name);
       const unchanged = readOnlyUnchanged(body.readOnly, params.name, current.ok ? current.value : undefined);
@@ -78,7 +82,7 @@ export const userRoutes = [
     scope: "admin",
     body: userPatchSchema,
     responses: [{ status: 200, description: "changed", schema: userViewSchema }],
-    errors: ["user_not_found", "group_not_found"],
+    errors: ["user_not_found", "group_not_found", "policy_test_failed"],
     handler: ({ control, params, body, principal }) => control.users.patch(params.name, body, principal.name),
   }),
   route({

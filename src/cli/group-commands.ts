@@ -3,7 +3,10 @@ import { intOption, UsageError } from "./args.ts";
 import { apiChange, apiRead } from "./api-commands.ts";
 import type { Options } from "./command.ts";
 import { group } from "./command-group.ts";
-import { time } from "./output.ts";
+import { printable, time } from "./output.ts";
+import { ruleCommand } from "./rule-commands.ts";
+import { parsePolicyTest } from "./policy-commands.ts";
+import { formatBitRate } from "../firewall/rate.ts";
 
 const nameArg = { name: { type: "positional", required: true, description: "Group name" } } as const;
 const g = (name: string) => `/api/v1/groups/${encodeURIComponent(name)}`;
@@ -21,11 +24,21 @@ const policyArgs = {
   "session-timeout": { type: "string", description: "End a session this many seconds after login (0: never)" },
   "max-sessions": { type: "string", description: "At most this many live sessions per user" },
   auth: { type: "string", description: "How members log in: factors joined by + (all), alternatives by | (one of), e.g. password, password+otp, certificate+password" },
+  "rate-up": { type: "string", description: "Upload limit per session, e.g. 20mbit (users may override it)" },
+  "rate-down": { type: "string", description: "Download limit per session, e.g. 50mbit (users may override it)" },
+  "restrict-to-routes": { type: "string", description: "on: deny anything outside the group's routes; off (default)" },
+  "icmp-prohibited": { type: "string", description: "on (default): answer a denied packet with ICMP administratively prohibited; off: drop silently" },
+  test: {
+    type: "string",
+    repeatable: true,
+    description: "Policy test, e.g. \"alice 198.51.100.10 tcp/22 allow\" or \"198.51.100.10 udp/53 deny\" (repeatable; replaces the group's tests; a change that fails one is refused)",
+  },
 } as const;
 
 /** Each policy option and the policy field it sets. */
 const LIST_FIELDS = { route: "routes", "exclude-route": "excludeRoutes", dns: "dns" } as const;
-const TEXT_FIELDS = { "default-domain": "defaultDomain", auth: "auth" } as const;
+const TEXT_FIELDS = { "default-domain": "defaultDomain", auth: "auth", "rate-up": "rateUp", "rate-down": "rateDown" } as const;
+const SWITCH_FIELDS = { "restrict-to-routes": "restrictToRoutes", "icmp-prohibited": "icmpProhibited" } as const;
 const NUMBER_FIELDS = {
   mtu: "mtu",
   dpd: "dpdSeconds",
@@ -44,6 +57,11 @@ const FIELD_BY_FLAG: Record<string, string> = {
   "default-domain": "defaultDomain",
   ...NUMBER_FIELDS,
   auth: "auth",
+  "rate-up": "rateUp",
+  "rate-down": "rateDown",
+  ...SWITCH_FIELDS,
+  rules: "rules",
+  tests: "tests",
 };
 
 /** The policy fields given on the command line (lists only when given at least once). */
@@ -56,6 +74,13 @@ function policyFrom(o: Options<typeof policyArgs>): Record<string, unknown> {
   for (const [flag, field] of Object.entries(TEXT_FIELDS)) {
     const value = o[flag as keyof typeof TEXT_FIELDS];
     if (value !== undefined) policy[field] = value;
+  }
+  if (o.test.length) policy.tests = o.test.map(parsePolicyTest);
+  for (const [flag, field] of Object.entries(SWITCH_FIELDS)) {
+    const value = o[flag as keyof typeof SWITCH_FIELDS];
+    if (value === undefined) continue;
+    if (value !== "on" && value !== "off") throw new UsageError(`--${flag} is on or off, not "${value}"`);
+    policy[field] = value === "on";
   }
   for (const [flag, field] of Object.entries(NUMBER_FIELDS)) {
     const n = intOption(o[flag as keyof typeof NUMBER_FIELDS], flag);
@@ -96,7 +121,17 @@ const show = apiRead({
   description: "Show one group and its whole policy",
   options: nameArg,
   path: (o) => g(o.name),
-  view: (v: GroupView) => ({ record: { name: v.name, ...v.policy, members: v.members.join(",") || "-", createdAt: time(v.createdAt) } }),
+  view: (v: GroupView) => ({
+    record: {
+      name: v.name,
+      ...v.policy,
+      ...(v.policy.rateUp !== undefined ? { rateUp: formatBitRate(v.policy.rateUp) } : {}),
+      ...(v.policy.rateDown !== undefined ? { rateDown: formatBitRate(v.policy.rateDown) } : {}),
+      members: v.members.join(",") || "-",
+      createdAt: time(v.createdAt),
+      ...(v.warnings?.length ? { warnings: v.warnings.map((w) => w.message) } : {}),
+    },
+  }),
 });
 
 const set = apiChange({
@@ -117,7 +152,7 @@ const set = apiChange({
     if (Object.keys(patch).length === 0) throw new UsageError("nothing to change: give a policy option or --unset FIELD");
     return { method: "PATCH", path: g(o.name), body: patch };
   },
-  done: (o) => `group ${o.name} changed (sessions that log in from now on get it)`,
+  done: (o, v: GroupView) => [`group ${o.name} changed (sessions that log in from now on get it)`, ...(v.warnings ?? []).map((w) => `warning: ${printable(w.message)}`)].join("\n"),
 });
 
 const del = apiChange({
@@ -128,4 +163,4 @@ const del = apiChange({
   done: (o) => `group ${o.name} deleted`,
 });
 
-export const groupCommand = group("group", "Manage groups (tunnel policies)", [add, list, show, set, del]);
+export const groupCommand = group("group", "Manage groups (tunnel policies)", [add, list, show, set, del, ruleCommand("group")]);

@@ -16,6 +16,7 @@ import { printable } from "./output.ts";
 import { initCommand } from "./init-command.ts";
 import { drainCommand, reloadCommand } from "./lifecycle-commands.ts";
 import { pkiCommand } from "./pki-commands.ts";
+import { policyCommand } from "./policy-commands.ts";
 import { serveCommand } from "./serve-command.ts";
 import { serviceCommand } from "./service-command.ts";
 import { statusCommand } from "./status-command.ts";
@@ -31,6 +32,7 @@ export const gwCommand = group("gw", "gw: a remote-access VPN gateway for AnyCon
   connectionsCommand,
   userCommand,
   groupCommand,
+  policyCommand,
   tokenCommand,
   adminCommand,
   configCommand,

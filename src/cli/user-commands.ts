@@ -3,10 +3,12 @@ import { apiChange, apiRead } from "./api-commands.ts";
 import { UsageError } from "./args.ts";
 import { group } from "./command-group.ts";
 import { time } from "./output.ts";
+import { formatBitRate } from "../firewall/rate.ts";
 import { readSecretFromStdin } from "./stdin.ts";
 import { userOtpCommand } from "./user-otp-commands.ts";
 import { describeQuotaSetting, userUsageCommand } from "./user-usage-command.ts";
 import { quotaArgs, quotaFields } from "./quota-args.ts";
+import { ruleCommand } from "./rule-commands.ts";
 
 const nameArg = { name: { type: "positional", required: true, description: "User name" } } as const;
 const u = (name: string) => `/api/v1/users/${encodeURIComponent(name)}`;
@@ -15,7 +17,21 @@ const overrideArgs = {
   group: { type: "string", repeatable: true, description: "Group (repeat for several; the first is the default)" },
   "static-address": { type: "string", description: "Always give this client address (must be in the pool; 'none' removes it)" },
   route: { type: "string", repeatable: true, description: "Extra network routed through this user's tunnel (repeatable)" },
+  "rate-up": { type: "string", description: "Upload limit of this user's sessions, e.g. 20mbit, over the group's ('none' removes it)" },
+  "rate-down": { type: "string", description: "Download limit of this user's sessions, e.g. 50mbit, over the group's ('none' removes it)" },
 } as const;
+
+/** --rate-up/--rate-down as fields: "none" removes (null in a patch; absent in a new user). */
+function ratesFrom(o: { "rate-up"?: string; "rate-down"?: string }, none: null | undefined): Record<string, string | null> {
+  const rates: Record<string, string | null> = {};
+  for (const [flag, field] of [["rate-up", "rateUp"], ["rate-down", "rateDown"]] as const) {
+    const value = o[flag];
+    if (value === undefined) continue;
+    if (value !== "none") rates[field] = value;
+    else if (none === null) rates[field] = null;
+  }
+  return rates;
+}
 
 async function passwordFromStdin(): Promise<string> {
   const password = await readSecretFromStdin();
@@ -46,6 +62,7 @@ const add = apiChange({
       ...(password ? { password } : {}),
       ...(o.disabled ? { disabled: true } : {}),
       ...(staticAddress && staticAddress !== "none" ? { staticAddress } : {}),
+      ...ratesFrom(o, undefined),
     };
     return { method: "POST", path: "/api/v1/users", body };
   },
@@ -82,6 +99,9 @@ const show = apiRead({
     return {
       record: {
         ...rest,
+        ...(v.rateUp !== undefined ? { rateUp: formatBitRate(v.rateUp) } : {}),
+        ...(v.rateDown !== undefined ? { rateDown: formatBitRate(v.rateDown) } : {}),
+        ...(v.warnings?.length ? { warnings: v.warnings.map((w) => w.message) } : {}),
         lastLoginAt: time(v.lastLoginAt),
         createdAt: time(v.createdAt),
         otp: v.otp?.enrolled ? `enrolled ${time(v.otp.since)}` : "not enrolled",
@@ -94,7 +114,7 @@ const show = apiRead({
 
 const set = apiChange({
   name: "set",
-  description: "Change a user's groups, static address, routes, quota or expiry (only what is given)",
+  description: "Change a user's groups, static address, routes, rate limits, quota or expiry (only what is given)",
   options: { ...nameArg, ...overrideArgs, ...quotaArgs, "no-routes": { type: "boolean", description: "Remove the user's extra routes" } },
   request(o) {
     const patch: Record<string, unknown> = { ...quotaFields(o) };
@@ -103,7 +123,8 @@ const set = apiChange({
     if (o["no-routes"]) patch.routes = [];
     const address = o["static-address"];
     if (address !== undefined) patch.staticAddress = address === "none" ? null : address;
-    if (Object.keys(patch).length === 0) throw new UsageError("nothing to change: give --group, --static-address, --route, --no-routes, --quota or --expires");
+    Object.assign(patch, ratesFrom(o, null));
+    if (Object.keys(patch).length === 0) throw new UsageError("nothing to change: give --group, --static-address, --route, --no-routes, --rate-up, --rate-down, --quota or --expires");
     return { method: "PATCH", path: u(o.name), body: patch };
   },
   done: (o) => `user ${o.name} changed`,
@@ -134,4 +155,4 @@ const del = apiChange({
   done: (o) => `user ${o.name} deleted`,
 });
 
-export const userCommand = group("user", "Manage VPN users", [add, list, show, set, passwd, toggle(true), toggle(false), del, userOtpCommand, userUsageCommand]);
+export const userCommand = group("user", "Manage VPN users", [add, list, show, set, passwd, toggle(true), toggle(false), del, userOtpCommand, userUsageCommand, ruleCommand("user")]);

@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { bitRateSchema } from "../firewall/policy-fields.ts";
 import { samlSettings } from "./saml-settings.ts";
 import { setting, type SettingRow } from "./setting-row.ts";
 import { CERT_USER_ATTRIBUTES, fileSchema, hostPortSchema, ipAddressSchema, pool6Schema, poolSchema, portSchema, tunNameSchema } from "./setting-schemas.ts";
@@ -184,6 +185,24 @@ export const SETTINGS = {
     help: "days the usage ledger keeps per-day and per-session rows; older ones are deleted",
     flag: "usage-retention-days",
     example: "90",
+    applies: "new logins",
+  }),
+  defaultRateUp: setting({
+    schema: bitRateSchema.optional(),
+    help: "upload limit per session (bits/s, or text such as 20mbit) for users and groups that set no rateUp",
+    flag: "default-rate-up",
+    valueHint: "RATE",
+    whenAbsent: "no limit",
+    example: "20mbit",
+    applies: "new logins",
+  }),
+  defaultRateDown: setting({
+    schema: bitRateSchema.optional(),
+    help: "download limit per session (bits/s, or text such as 50mbit) for users and groups that set no rateDown",
+    flag: "default-rate-down",
+    valueHint: "RATE",
+    whenAbsent: "no limit",
+    example: "50mbit",
     applies: "new logins",
   }),
   ...samlSettings,

@@ -1,3 +1,4 @@
+import type { AccessPolicy } from "./access-policy.ts";
 import type { AuditLog } from "./audit.ts";
 import type { EventBus } from "./events.ts";
 import type { SessionRegistry } from "./sessions.ts";
@@ -7,4 +8,8 @@ export interface ChangeContext {
   audit: AuditLog;
   events: EventBus;
   sessions: SessionRegistry;
+  /** Checks access-policy changes before they are stored (policy tests) and finds shadowed rules. */
+  policy?: AccessPolicy;
+  /** A user's rules, rates, routes or groups changed: their live sessions should get the new policy. */
+  onUserPolicyChanged?(name: string): void;
 }

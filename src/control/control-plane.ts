@@ -18,9 +18,15 @@ import type { GatewayRuntime, Status } from "./status.ts";
 import { TokenService } from "./tokens.ts";
 import { UserService } from "./users.ts";
 import { noSecretKey, OtpService, type SecretKeySource } from "./otp.ts";
-import { formatIpv4 } from "../net/ipv4.ts";
 import { UsageService } from "./usage/usage-service.ts";
 import type { UsageTotals } from "../store/usage-records.ts";
+import { formatIpv4, parseCidr } from "../net/ipv4.ts";
+import { AccessPolicy } from "./access-policy.ts";
+import { effectivePolicy, type DefaultRates } from "./effective-policy.ts";
+import { emptyPolicy, type GroupPolicy } from "./group-policy.ts";
+import { RuleLists } from "./rule-lists.ts";
+import { parseOverrides } from "./users.ts";
+import type { Session } from "./sessions.ts";
 
 export interface ControlPlaneDeps {
   store: Store;
@@ -38,6 +44,8 @@ export interface ControlPlaneDeps {
   flushUsage?: () => void;
   /** Bytes and packets per user seen by the usage ledger in this run (for /metrics). */
   usageTotals?: () => ReadonlyMap<string, UsageTotals>;
+  /** Gives a live session a new policy (the data path recompiles its firewall and rates); see onUserPolicyChanged. */
+  reapplyPolicy?(session: Session, policy: GroupPolicy): void;
 }
 
 /**
@@ -65,10 +73,15 @@ export class ControlPlane {
   readonly usage: UsageService;
   /** Per-user traffic of this run (empty without a running gateway). */
   readonly usageTotals: () => ReadonlyMap<string, UsageTotals>;
+  /** The access policy: checks before changes, shadowed rules, trace. */
+  readonly policy: AccessPolicy;
+  /** Group and user rules as numbered lists (gw group rule, gw user rule). */
+  readonly rules: RuleLists;
   readonly runtime?: GatewayRuntime;
   /** Traffic of the sessions that ended in this run. */
   readonly endedTraffic = new TrafficCounters();
   private readonly now: () => number;
+  private readonly reapplyPolicy?: (session: Session, policy: GroupPolicy) => void;
 
   constructor(deps: ControlPlaneDeps) {
     this.store = deps.store;
@@ -78,7 +91,26 @@ export class ControlPlane {
     this.authStats = deps.authStats ?? new AuthStats();
     this.events = new EventBus(deps.now);
     this.audit = new AuditLog(deps.store, deps.now);
-    const context: ChangeContext = { audit: this.audit, events: this.events, sessions: deps.sessions };
+    this.reapplyPolicy = deps.reapplyPolicy;
+    this.policy = new AccessPolicy({
+      groupPolicy: (name) => this.groups.policyOf(name),
+      groupNames: () => deps.store.listGroups().map((g) => g.name),
+      user: (name) => {
+        const record = deps.store.getUser(name);
+        return record && { groups: record.groups, overrides: parseOverrides(record.overridesJson) };
+      },
+      clientPools: () => {
+        const pool = parseCidr(this.currentSettings().pool);
+        return pool.ok ? [pool.value] : [];
+      },
+    });
+    const context: ChangeContext = {
+      audit: this.audit,
+      events: this.events,
+      sessions: deps.sessions,
+      policy: this.policy,
+      onUserPolicyChanged: (name) => this.onUserPolicyChanged(name),
+    };
     this.users = new UserService(deps.store, deps.hasher, deps.now, context);
     this.otp = new OtpService(deps.store, deps.otpKey ?? noSecretKey, deps.now, context);
     this.groups = new GroupService(deps.store, deps.now, context);
@@ -89,6 +121,7 @@ export class ControlPlane {
     this.lifecycle = new LifecycleService(deps.runtime?.lifecycle, this.audit, this.events);
     this.usageTotals = deps.usageTotals ?? (() => new Map());
     this.usage = new UsageService(deps.store, this.users, this.groups, deps.now, context, deps.flushUsage);
+    this.rules = new RuleLists(this.groups, this.users);
     this.admins = new AdminService({ store: deps.store, hasher: deps.hasher, audit: this.audit, otpKey: deps.otpKey ?? noSecretKey, now: deps.now });
 
     deps.sessions.onAttach((session, connection) => {
@@ -108,6 +141,32 @@ export class ControlPlane {
       this.endedTraffic.add(session.traffic);
       this.events.emit({ type: "session.down", session: session.id, user: session.user, group: session.group, reason });
     });
+  }
+
+  /**
+   * A user's rules, rates, routes or groups changed (UserService calls this after storing it):
+   * each live session of the user gets the policy a new login would get, through the data path's
+   * `reapplyPolicy` (wired in the composition root; without it live sessions keep their policy
+   * until they log in again). Group changes reach live sessions through the data path's own hook.
+   */
+  onUserPolicyChanged(name: string): void {
+    if (!this.reapplyPolicy) return;
+    const record = this.store.getUser(name);
+    if (!record) return;
+    const overrides = parseOverrides(record.overridesJson);
+    const settings = this.currentSettings();
+    const defaults: DefaultRates = { rateUp: settings.defaultRateUp, rateDown: settings.defaultRateDown };
+    for (const session of this.sessions.list()) {
+      if (session.user !== name || session.ended) continue;
+      const group = session.group ? this.groups.policyOf(session.group) : undefined;
+      if (group && !group.ok) continue;
+      this.reapplyPolicy(session, effectivePolicy(group?.value ?? emptyPolicy, overrides, defaults));
+    }
+  }
+
+  /** The settings this run uses (the stored document when the CLI works on the data directory). */
+  private currentSettings() {
+    return this.runtime?.settings?.current() ?? this.settings.get();
   }
 
   status(): Status {

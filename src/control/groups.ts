@@ -8,12 +8,15 @@ import { emptyPolicy, groupPolicySchema, type GroupPolicy } from "./group-policy
 import { groupNameSchema } from "./names.ts";
 import { mergePatch } from "./patch.ts";
 import { validationError } from "./zod-errors.ts";
+import { policyWarningSchema } from "./policy-views.ts";
 
 export const groupViewSchema = z.object({
   name: z.string(),
   policy: groupPolicySchema,
   members: z.array(z.string()),
   createdAt: z.number().int(),
+  /** Rules that can never decide anything (on GET of one group and on changes; absent when none). */
+  warnings: z.array(policyWarningSchema).optional(),
 });
 export type GroupView = z.infer<typeof groupViewSchema>;
 
@@ -51,9 +54,9 @@ export class GroupService {
 
   /** PATCH: a merge patch of the policy (null removes an optional field), validated as a whole. */
   patch(name: string, patchInput: unknown, actor: Actor): Result<GroupView> {
-    const current = this.get(name);
-    if (!current.ok) return current;
-    const merged = mergePatch(current.value.policy, patchInput);
+    const record = this.store.getGroup(name);
+    if (!record) return notFound(name);
+    const merged = mergePatch(this.view(record).policy, patchInput);
     if (!merged.ok) return merged;
     const policy = groupPolicySchema.safeParse(merged.value);
     if (!policy.success) return validationError(policy.error, `policy for group ${name}`);
@@ -61,10 +64,11 @@ export class GroupService {
     return written.ok ? ok(written.value.group) : written;
   }
 
+  /** One group, with its shadowed rules as warnings. */
   get(name: string): Result<GroupView> {
     const record = this.store.getGroup(name);
-    if (!record) return err("group_not_found", `no group named ${name}: 'gw group list' shows the groups`);
-    return ok(this.view(record));
+    if (!record) return notFound(name);
+    return ok(this.withWarnings(this.view(record)));
   }
 
   list(): GroupView[] {
@@ -96,6 +100,8 @@ export class GroupService {
   }
 
   private insert(name: string, policy: GroupPolicy, actor: Actor): Result<GroupView> {
+    const tested = this.context?.policy?.testGroup(name, policy);
+    if (tested && !tested.ok) return tested;
     const record: GroupRecord = { name, policyJson: JSON.stringify(policy), createdAt: this.now() };
     const added = this.store.transaction(() => {
       if (this.store.getGroup(name)) return false;
@@ -105,10 +111,12 @@ export class GroupService {
     });
     if (!added) return err("group_exists", `group ${name} already exists: use 'gw group set' to change it`);
     this.context?.events.emit({ type: "group.created", name, actor });
-    return ok(this.view(record));
+    return ok(this.withWarnings(this.view(record)));
   }
 
   private write(name: string, policy: GroupPolicy, actor: Actor): Result<{ group: GroupView; created: boolean }> {
+    const tested = this.context?.policy?.testGroup(name, policy);
+    if (tested && !tested.ok) return tested;
     const result = this.store.transaction(() => {
       const existing = this.store.getGroup(name);
       const before = existing ? this.view(existing) : null;
@@ -120,7 +128,12 @@ export class GroupService {
       return { group: after, created: !existing, changed: JSON.stringify(before) !== JSON.stringify(after) };
     });
     if (result.changed) this.context?.events.emit({ type: result.created ? "group.created" : "group.updated", name, actor });
-    return ok({ group: result.group, created: result.created });
+    return ok({ group: this.withWarnings(result.group), created: result.created });
+  }
+
+  private withWarnings(view: GroupView): GroupView {
+    const warnings = this.context?.policy?.groupWarnings(view.policy) ?? [];
+    return warnings.length ? { ...view, warnings } : view;
   }
 
   private view(record: GroupRecord): GroupView {
@@ -132,6 +145,10 @@ export class GroupService {
       createdAt: record.createdAt,
     };
   }
+}
+
+function notFound<T>(name: string): Result<T> {
+  return err("group_not_found", `no group named ${name}: 'gw group list' shows the groups`);
 }
 
 /** Group names come from paths and bodies the API takes as plain strings; they are store keys. */

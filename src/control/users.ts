@@ -6,14 +6,30 @@ import type { UserRecord } from "../store/records.ts";
 import type { Store } from "../store/store.ts";
 import type { Actor } from "./audit.ts";
 import type { ChangeContext } from "./change-context.ts";
+import { bitRateSchema } from "../firewall/policy-fields.ts";
+import { ruleSchema } from "../firewall/rule.ts";
 import { cidrText, ipv4Text } from "./group-policy.ts";
 import { groupNameSchema, userNameSchema } from "./names.ts";
 import { mergePatch } from "./patch.ts";
 import { validationError } from "./zod-errors.ts";
 import { quotaSchema } from "../firewall/quota.ts";
 import { expiresAtSchema } from "./usage/expiry.ts";
+import type { Rule } from "../firewall/rule.ts";
+import { policyWarningSchema } from "./policy-views.ts";
 
 export const MAX_PASSWORD_LENGTH = 1024;
+
+/**
+ * The user's own access rules (appended to the group's: see effective-policy.ts) and rate limits
+ * (bits/s, winning over the group's): the same schemas as the group policy's fields.
+ */
+function userPolicyFields() {
+  return {
+    rules: z.array(ruleSchema).max(1000, "at most 1000 rules per user").optional(),
+    rateUp: bitRateSchema.optional(),
+    rateDown: bitRateSchema.optional(),
+  };
+}
 
 /** Per-user overrides of the group policy, handed to the session at login. */
 export const userOverridesSchema = z
@@ -26,6 +42,7 @@ export const userOverridesSchema = z
     quota: quotaSchema.optional(),
     /** From this moment (UTC ISO text) the account cannot log in and its sessions end. */
     expiresAt: expiresAtSchema.optional(),
+    ...userPolicyFields(),
   })
   .strict();
 export type UserOverrides = z.infer<typeof userOverridesSchema>;
@@ -41,6 +58,7 @@ export const userDocumentSchema = z
     quota: quotaSchema.optional(),
     /** A date (expires at 00:00 UTC that day) or an ISO 8601 time with a zone. */
     expiresAt: expiresAtSchema.optional(),
+    ...userPolicyFields(),
   })
   .strict();
 export const newUserSchema = userDocumentSchema.extend({ name: userNameSchema }).strict();
@@ -54,6 +72,11 @@ export const userViewSchema = z.object({
   hasPassword: z.boolean(),
   staticAddress: z.string().optional(),
   routes: z.array(z.string()),
+  /** The user's own rules (after the group's), present when there are some. */
+  rules: z.array(ruleSchema).optional(),
+  /** Rate limits of the user's sessions (bits/s), winning over the group's. */
+  rateUp: z.number().int().optional(),
+  rateDown: z.number().int().optional(),
   failedLogins: z.number().int(),
   lastLoginAt: z.number().int().nullable(),
   createdAt: z.number().int(),
@@ -62,6 +85,8 @@ export const userViewSchema = z.object({
   /** The user's own quota (absent: the first of their groups' that has one applies). */
   quota: quotaSchema.optional(),
   expiresAt: z.string().optional(),
+  /** The user's rules that can never decide anything (on GET of one user and on changes; absent when none). */
+  warnings: z.array(policyWarningSchema).optional(),
 });
 export type UserView = z.infer<typeof userViewSchema>;
 
@@ -74,6 +99,9 @@ export interface NewUser {
   routes?: string[];
   quota?: z.input<typeof quotaSchema>;
   expiresAt?: string;
+  rules?: Rule[];
+  rateUp?: number | string;
+  rateDown?: number | string;
 }
 
 /** A password nobody can type: a user added without one cannot log in with a password. */
@@ -121,6 +149,7 @@ export class UserService {
     if (view.staticAddress) current.staticAddress = view.staticAddress;
     if (view.quota) current.quota = view.quota;
     if (view.expiresAt) current.expiresAt = view.expiresAt;
+    for (const key of ["rules", "rateUp", "rateDown"] as const) if (view[key] !== undefined) current[key] = view[key];
     const merged = mergePatch(current, patchInput);
     if (!merged.ok) return merged;
     const doc = userDocumentSchema.safeParse(merged.value);
@@ -129,9 +158,10 @@ export class UserService {
     return result.ok ? ok(result.value.user) : result;
   }
 
+  /** One user, with their shadowed rules as warnings. */
   get(name: string): Result<UserView> {
     const record = this.store.getUser(name);
-    return record ? ok(toView(record)) : notFound(name);
+    return record ? ok(this.withWarnings(toView(record))) : notFound(name);
   }
 
   list(): UserView[] {
@@ -188,13 +218,10 @@ export class UserService {
    */
   private async write(name: string, doc: UserDocument, actor: Actor, mode: "create" | "update" | "upsert"): Promise<Result<{ user: UserView; created: boolean }>> {
     const groups = [...new Set(doc.groups)];
+    const overrides = overridesOfDocument(doc);
+    const tested = this.context?.policy?.testUser(name, overrides);
+    if (tested && !tested.ok) return tested;
     const passwordHash = doc.password === undefined ? undefined : await this.hasher.hash(doc.password);
-    const overrides: UserOverrides = {
-      routes: doc.routes,
-      ...(doc.staticAddress ? { staticAddress: doc.staticAddress } : {}),
-      ...(doc.quota ? { quota: doc.quota } : {}),
-      ...(doc.expiresAt ? { expiresAt: doc.expiresAt } : {}),
-    };
     const outcome = this.store.transaction((): Result<{ user: UserView; created: boolean; before: UserView | null; changed: boolean }> => {
       const missing = groups.filter((g) => !this.store.getGroup(g));
       if (missing.length > 0) {
@@ -223,10 +250,16 @@ export class UserService {
       return ok({ user: after, created: !existing, before, changed });
     });
     if (!outcome.ok) return outcome;
-    const { user, created, changed } = outcome.value;
+    const { user, created, changed, before } = outcome.value;
     if (changed) this.context?.events.emit({ type: created ? "user.created" : "user.updated", name, actor });
     if (user.disabled) this.endSessionsOf(name);
-    return ok({ user, created });
+    else if (before && JSON.stringify(policyPartOf(before)) !== JSON.stringify(policyPartOf(user))) this.context?.onUserPolicyChanged?.(name);
+    return ok({ user: this.withWarnings(user), created });
+  }
+
+  private withWarnings(view: UserView): UserView {
+    const warnings = this.context?.policy?.userWarnings(view.groups, overridesOfView(view)) ?? [];
+    return warnings.length ? { ...view, warnings } : view;
   }
 
   private endSessionsOf(name: string): void {
@@ -240,12 +273,42 @@ function notFound<T>(name: string): Result<T> {
   return err("user_not_found", `no user named ${name}: 'gw user list' shows the users`);
 }
 
-function parseOverrides(json: string): UserOverrides {
+export function parseOverrides(json: string): UserOverrides {
   try {
     const parsed = userOverridesSchema.safeParse(JSON.parse(json));
     if (parsed.success) return parsed.data;
   } catch {}
   return { routes: [] };
+}
+
+/** What a live session's policy depends on besides the group: a change here is re-applied to live sessions. */
+function policyPartOf(view: UserView) {
+  return { groups: view.groups, routes: view.routes, rules: view.rules, rateUp: view.rateUp, rateDown: view.rateDown };
+}
+
+function overridesOfView(view: UserView): UserOverrides {
+  return {
+    routes: view.routes,
+    ...(view.staticAddress ? { staticAddress: view.staticAddress } : {}),
+    ...(view.rules ? { rules: view.rules } : {}),
+    ...(view.rateUp !== undefined ? { rateUp: view.rateUp } : {}),
+    ...(view.rateDown !== undefined ? { rateDown: view.rateDown } : {}),
+    ...(view.quota ? { quota: view.quota } : {}),
+    ...(view.expiresAt ? { expiresAt: view.expiresAt } : {}),
+  };
+}
+
+/** What a user document stores as overrides; an empty rule list is no rule list (the same for a session). */
+function overridesOfDocument(doc: UserDocument): UserOverrides {
+  return {
+    routes: doc.routes,
+    ...(doc.staticAddress ? { staticAddress: doc.staticAddress } : {}),
+    ...(doc.rules?.length ? { rules: doc.rules } : {}),
+    ...(doc.rateUp !== undefined ? { rateUp: doc.rateUp } : {}),
+    ...(doc.rateDown !== undefined ? { rateDown: doc.rateDown } : {}),
+    ...(doc.quota ? { quota: doc.quota } : {}),
+    ...(doc.expiresAt ? { expiresAt: doc.expiresAt } : {}),
+  };
 }
 
 function toView(record: UserRecord): UserView {
@@ -257,6 +320,9 @@ function toView(record: UserRecord): UserView {
     hasPassword: record.passwordHash !== NO_PASSWORD,
     ...(overrides.staticAddress ? { staticAddress: overrides.staticAddress } : {}),
     routes: overrides.routes,
+    ...(overrides.rules?.length ? { rules: overrides.rules } : {}),
+    ...(overrides.rateUp !== undefined ? { rateUp: overrides.rateUp } : {}),
+    ...(overrides.rateDown !== undefined ? { rateDown: overrides.rateDown } : {}),
     failedLogins: record.failedLogins,
     lastLoginAt: record.lastLoginAt,
     createdAt: record.createdAt,

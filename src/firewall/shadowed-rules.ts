@@ -22,13 +22,18 @@ export function findShadowedRules(rules: readonly ParsedRule[], decided: Uint8Ar
   for (const r of rules) {
     if (!r.cidr || decided[r.index]) continue;
     const by = coveredBy[r.index]!;
-    warnings.push({ rule: r.index, coveredBy: by, message: `rule ${r.index + 1} (${describeRule(r.rule)}) never decides anything: ${coverText(by, rules)}` });
+    warnings.push({ rule: r.index, coveredBy: by, message: shadowMessage(r.index, by, rules) });
   }
   return warnings;
 }
 
-function coverText(by: number, rules: readonly ParsedRule[]): string {
-  if (by >= 0) return `rule ${by + 1} (${describeRule(rules[by]!.rule)}) decides every packet it matches`;
+/** The warning's sentence; `name` says how to call a rule (0-based index in, "rule 3" out by default). */
+export function shadowMessage(rule: number, by: number, rules: readonly { rule: ParsedRule["rule"] }[], name = (i: number) => `rule ${i + 1}`): string {
+  return `${name(rule)} (${describeRule(rules[rule]!.rule)}) never decides anything: ${coverText(by, rules, name)}`;
+}
+
+function coverText(by: number, rules: readonly { rule: ParsedRule["rule"] }[], name: (i: number) => string): string {
+  if (by >= 0) return `${name(by)} (${describeRule(rules[by]!.rule)}) decides every packet it matches`;
   if (by === OUTSIDE_ROUTES) return "restrictToRoutes denies everything it matches (it is outside the group's routes)";
   if (by === CLIENT_TO_CLIENT) return "it matches only other clients' addresses, which only a rule within the client pool can allow";
   if (by === NO_ALLOW) return "nothing it matches is allowed";

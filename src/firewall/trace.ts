@@ -25,8 +25,12 @@ export interface TraceResult {
 
 const slotOf: Record<RuleProtocol, number> = { tcp: TCP, udp: UDP, icmp: ICMP, any: OTHER };
 
+/** How a message names rule `index` (0-based): "rule 3", or "user rule 1" where group and user rules mix. */
+export type RuleNamer = (index: number) => string;
+export const defaultRuleName: RuleNamer = (index) => `rule ${index + 1}`;
+
 /** Which rule decides a packet and why: the same tables the data path reads, explained (`gw policy trace`). */
-export function trace(firewall: CompiledFirewall, query: TraceQuery): TraceResult {
+export function trace(firewall: CompiledFirewall, query: TraceQuery, ruleName: RuleNamer = defaultRuleName): TraceResult {
   const peer = parseIpv4(query.peer);
   if (peer === undefined) return { allowed: false, cause: -1, reason: `"${query.peer}" is not an IPv4 address (IPv6 rules are not enforced yet)` };
   const inbound = query.direction === "inbound";
@@ -36,7 +40,7 @@ export function trace(firewall: CompiledFirewall, query: TraceQuery): TraceResul
   const what = `${inbound ? "inbound from" : "to"} ${query.peer} ${query.proto}${port ? `/${port}` : ""}`;
   if (cause >= 0) {
     const rule = firewall.rules[cause]!.rule;
-    const name = `rule ${cause + 1} (${describeRule(rule)})`;
+    const name = `${ruleName(cause)} (${describeRule(rule)})`;
     const reason = isAllowed(d) ? `${what}: allowed by ${name}` : `${what}: denied by ${name}; a deny rule wins over any allow`;
     return { allowed: isAllowed(d), cause, rule, reason };
   }
@@ -58,10 +62,17 @@ export interface PolicyTestFailure {
  * Runs a group's assertions. `firewallFor` compiles the rules that apply to the test's user (the
  * group's plus the user's own) or, without a user, the group's alone.
  */
-export function runPolicyTests(tests: readonly PolicyTest[], firewallFor: (user: string | undefined) => CompiledFirewall): PolicyTestFailure[] {
+export function runPolicyTests(
+  tests: readonly PolicyTest[],
+  firewallFor: (user: string | undefined) => CompiledFirewall,
+  ruleName: (user: string | undefined) => RuleNamer = () => defaultRuleName,
+  /** The tests to run (the others are skipped but keep their index), e.g. those naming one user. */
+  only: (test: PolicyTest) => boolean = () => true,
+): PolicyTestFailure[] {
   const failures: PolicyTestFailure[] = [];
   tests.forEach((test, index) => {
-    const result = trace(firewallFor(test.user), { peer: test.to, proto: test.proto, port: test.port });
+    if (!only(test)) return;
+    const result = trace(firewallFor(test.user), { peer: test.to, proto: test.proto, port: test.port }, ruleName(test.user));
     if (result.allowed === (test.expect === "allow")) return;
     const who = test.user ?? "a member";
     const target = `${test.to} ${test.proto}${test.port ? `/${test.port}` : ""}`;

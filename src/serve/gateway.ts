@@ -287,6 +287,7 @@ export async function startGateway(config: GatewayConfig, deps: GatewayDeps): Pr
     events: control.events,
     reserveAddress: (address) => pool.leaseExact(address),
     defaultMaxSessionsPerUser: () => config.maxSessionsPerUser,
+    defaultRates: () => ({ rateUp: config.defaultRateUp, rateDown: config.defaultRateDown }),
     maxSessions: sessionCap,
     draining: () => drain.active(),
     accountCheck: (user) => usage.refusal(user),

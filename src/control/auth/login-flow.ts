@@ -1,5 +1,6 @@
 import { RateLimitedLog } from "../rate-limited-log.ts";
 import type { UserRecord } from "../../store/records.ts";
+import { effectivePolicy, type DefaultRates } from "../effective-policy.ts";
 import { compilePolicy, emptyPolicy, policyHash, type GroupPolicy } from "../group-policy.ts";
 import type { EventBus } from "../events.ts";
 import type { GroupService } from "../groups.ts";
@@ -53,6 +54,8 @@ export interface LoginFlowOptions {
   accountCheck?(user: UserRecord): { reason: string; message: string } | undefined;
   /** Sessions per user when the group sets no limit (a live setting); 0 or absent: no limit. */
   defaultMaxSessionsPerUser?(): number;
+  /** Rate limits for sessions whose user and group set none (live settings defaultRateUp/defaultRateDown). */
+  defaultRates?(): DefaultRates;
   contextTtlMs?: number;
   maxContexts?: number;
 }
@@ -237,11 +240,9 @@ export class LoginFlow {
       const message = `You already have ${live} session(s), the most ${whose} allows: disconnect one first.`;
       return this.failures.refuse({ reason: "too_many_sessions", message }, request.client, context);
     }
-    // Per-user overrides: routes added to the group's; a static address is handed to the session.
+    // Per-user overrides: routes and rules added to the group's, rates over the group's; a static address is handed to the session.
     const overrides = this.o.users.overridesOf(user);
-    const policy: GroupPolicy = overrides.routes.length
-      ? { ...group.policy, routes: [...new Set([...group.policy.routes, ...overrides.routes])] }
-      : group.policy;
+    const policy = effectivePolicy(group.policy, overrides, this.o.defaultRates?.());
     const staticAddress = staticAddressOf(overrides);
     if (staticAddress !== undefined && this.o.reserveAddress && !this.o.reserveAddress(staticAddress)) {
       const message = `Your fixed address ${overrides.staticAddress} is in use or outside the address pool: contact your administrator.`;

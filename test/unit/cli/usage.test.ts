@@ -15,7 +15,7 @@ describe("gw help, gw <group> and unknown commands list the same commands", () =
   const list = commandList(userCommand);
 
   test("the list names every user command with its description", () => {
-    expect(list.map((l) => l.trim().split(/\s+/)[0])).toEqual(["add", "list", "show", "set", "passwd", "disable", "enable", "del", "otp", "usage"]);
+    expect(list.map((l) => l.trim().split(/\s+/)[0])).toEqual(["add", "list", "show", "set", "passwd", "disable", "enable", "del", "otp", "usage", "rule"]);
     expect(list[0]).toMatch(/^ {2}add {6}Add a user/);
   });
 

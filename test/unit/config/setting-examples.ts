@@ -10,7 +10,8 @@ export function exampleValue(row: SettingRow): unknown {
   const kind = valueKind(row.schema);
   if (kind === "boolean") return !defaultOf(row);
   if (kind === "integer") return Number(row.example);
-  return row.example;
+  // Text that the schema turns into another value (a rate: "20mbit" is 20000000) stands for that value.
+  return row.schema.parse(row.example);
 }
 
 /** A row's key with the keys it needs, each with its example value: a valid change on its own. */
