@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { groupDefaultsSchema } from "../control/effective-policy.ts";
 import { samlSettings } from "./saml-settings.ts";
 import { setting, type SettingRow } from "./setting-row.ts";
 import { CERT_USER_ATTRIBUTES, fileSchema, hostPortSchema, ipAddressSchema, poolSchema, portSchema, tunNameSchema } from "./setting-schemas.ts";
@@ -160,6 +161,14 @@ export const SETTINGS = {
     help: "sessions one user may hold at once unless the group sets its own; 0: no limit (ocserv's max-same-clients)",
     flag: "max-sessions-per-user",
     example: "3",
+    applies: "new logins",
+  }),
+  groupDefaults: setting({
+    schema: groupDefaultsSchema.optional(),
+    help: "policy fields every group takes when it leaves them out: routes, excludeRoutes, dns, splitDns, defaultDomain, idleTimeoutSeconds, sessionTimeoutSeconds (a list the group leaves empty takes the default list)",
+    flag: false,
+    noFlagReason: "an object: set it with gw config set or the API",
+    whenAbsent: "no defaults",
     applies: "new logins",
   }),
   ...samlSettings,

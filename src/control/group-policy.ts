@@ -3,6 +3,7 @@ import { z } from "zod";
 import { firewallPolicyFields } from "../firewall/policy-fields.ts";
 import { parseCidr, parseIpv4, type Ipv4Cidr } from "../net/ipv4.ts";
 import { parseAuthMethods } from "./auth/auth-methods.ts";
+import { summariseRoutes } from "./route-summary.ts";
 
 export const cidrText = z.string().refine((s) => parseCidr(s).ok, {
   error: (issue) => {
@@ -11,9 +12,17 @@ export const cidrText = z.string().refine((s) => parseCidr(s).ok, {
   },
 });
 export const ipv4Text = z.string().refine((s) => parseIpv4(s) !== undefined, { error: (i) => `"${String(i.input)}" is not an IPv4 address` });
-const domainText = z
+export const domainText = z
   .string()
   .regex(/^(?=.{1,253}$)([A-Za-z0-9]([A-Za-z0-9-]{0,61}[A-Za-z0-9])?)(\.[A-Za-z0-9]([A-Za-z0-9-]{0,61}[A-Za-z0-9])?)*$/, "not a valid domain name");
+
+/** Routes a group may hold (ocserv allows this many too). */
+export const MAX_ROUTES = 1024;
+/** Past this many routes some AnyConnect builds ignore the rest: the API and the log warn. */
+export const ROUTES_WARNING_THRESHOLD = 200;
+
+export const dnsServers = z.array(ipv4Text).max(3, "at most 3 DNS servers (the client uses the first 3)");
+export const splitDnsDomains = z.array(domainText).max(64, "at most 64 split-DNS domains");
 
 /**
  * What a group hands its members' tunnels. Absent numbers fall back to the gateway's defaults.
@@ -21,9 +30,11 @@ const domainText = z
  */
 export const groupPolicySchema = z
   .object({
-    routes: z.array(cidrText).max(200).default([]),
-    excludeRoutes: z.array(cidrText).max(200).default([]),
-    dns: z.array(ipv4Text).max(3, "at most 3 DNS servers (the client uses the first 3)").default([]),
+    routes: z.array(cidrText).max(MAX_ROUTES, `at most ${MAX_ROUTES} routes`).default([]),
+    excludeRoutes: z.array(cidrText).max(MAX_ROUTES, `at most ${MAX_ROUTES} excluded routes`).default([]),
+    dns: dnsServers.default([]),
+    /** Domains resolved through the tunnel's DNS servers only (X-CSTP-Split-DNS, ocserv's split-dns). */
+    splitDns: splitDnsDomains.optional(),
     defaultDomain: domainText.optional(),
     mtu: z.number().int().min(576).max(9000).optional(),
     dpdSeconds: z.number().int().min(0).max(3600).optional(),
@@ -58,6 +69,7 @@ export interface CompiledPolicy {
   routes: Ipv4Cidr[];
   excludeRoutes: Ipv4Cidr[];
   dns: string[];
+  splitDns?: string[];
   defaultDomain?: string;
   mtu?: number;
   dpdSeconds?: number;
@@ -75,7 +87,17 @@ export function compilePolicy(policy: GroupPolicy): CompiledPolicy {
     if (!r.ok) throw r.error; // validated by the schema already
     return r.value;
   };
-  return { ...policy, routes: policy.routes.map(cidr), excludeRoutes: policy.excludeRoutes.map(cidr) };
+  const excludeRoutes = policy.excludeRoutes.map(cidr);
+  return { ...policy, routes: summariseRoutes(policy.routes.map(cidr), excludeRoutes), excludeRoutes };
+}
+
+/** What an operator should hear about a policy that is valid but may not work as meant. */
+export function policyWarnings(policy: Pick<GroupPolicy, "routes" | "excludeRoutes">): string[] {
+  const cidrs = policy.routes.map((s) => parseCidr(s)).flatMap((r) => (r.ok ? [r.value] : []));
+  const excluded = policy.excludeRoutes.map((s) => parseCidr(s)).flatMap((r) => (r.ok ? [r.value] : []));
+  const sent = summariseRoutes(cidrs, excluded).length;
+  if (sent <= ROUTES_WARNING_THRESHOLD) return [];
+  return [`${sent} routes (after summarising ${policy.routes.length}): some AnyConnect clients apply only the first ${ROUTES_WARNING_THRESHOLD}; use wider networks or a full tunnel`];
 }
 
 /** A stable digest of the policy: the spec's config-hash. */

@@ -4,7 +4,7 @@ import type { GroupRecord } from "../store/records.ts";
 import type { Store } from "../store/store.ts";
 import type { Actor } from "./audit.ts";
 import type { ChangeContext } from "./change-context.ts";
-import { emptyPolicy, groupPolicySchema, type GroupPolicy } from "./group-policy.ts";
+import { emptyPolicy, groupPolicySchema, policyWarnings, type GroupPolicy } from "./group-policy.ts";
 import { groupNameSchema } from "./names.ts";
 import { mergePatch } from "./patch.ts";
 import { validationError } from "./zod-errors.ts";
@@ -14,6 +14,8 @@ export const groupViewSchema = z.object({
   policy: groupPolicySchema,
   members: z.array(z.string()),
   createdAt: z.number().int(),
+  /** What may not work as meant (e.g. more routes than some clients apply); absent when none. */
+  warnings: z.array(z.string()).optional(),
 });
 export type GroupView = z.infer<typeof groupViewSchema>;
 
@@ -125,11 +127,13 @@ export class GroupService {
 
   private view(record: GroupRecord): GroupView {
     const policy = parseStoredPolicy(record);
+    const warnings = policy.ok ? policyWarnings(policy.value) : [];
     return {
       name: record.name,
       policy: policy.ok ? policy.value : emptyPolicy,
       members: this.store.groupMembers(record.name),
       createdAt: record.createdAt,
+      ...(warnings.length ? { warnings } : {}),
     };
   }
 }

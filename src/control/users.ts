@@ -6,12 +6,33 @@ import type { UserRecord } from "../store/records.ts";
 import type { Store } from "../store/store.ts";
 import type { Actor } from "./audit.ts";
 import type { ChangeContext } from "./change-context.ts";
-import { cidrText, ipv4Text } from "./group-policy.ts";
+import { cidrText, dnsServers, ipv4Text, MAX_ROUTES, splitDnsDomains } from "./group-policy.ts";
 import { groupNameSchema, userNameSchema } from "./names.ts";
 import { mergePatch } from "./patch.ts";
 import { validationError } from "./zod-errors.ts";
 
 export const MAX_PASSWORD_LENGTH = 1024;
+
+/**
+ * Policy fields a user may set over the group's (ocserv's config-per-user): absent = the group's.
+ * Merged at login by effectivePolicy (src/control/effective-policy.ts).
+ */
+const policyOverrideFields = {
+  /** Networks excluded from the tunnel for this user, besides the group's. */
+  excludeRoutes: z.array(cidrText).max(MAX_ROUTES).optional(),
+  /** DNS servers replacing the group's. */
+  dns: dnsServers.optional(),
+  /** Split-DNS domains replacing the group's. */
+  splitDns: splitDnsDomains.optional(),
+  dpdSeconds: z.number().int().min(0).max(3600).optional(),
+  keepaliveSeconds: z.number().int().min(0).max(86400).optional(),
+  mtu: z.number().int().min(576).max(9000).optional(),
+  idleTimeoutSeconds: z.number().int().min(0).max(86400 * 30).optional(),
+  sessionTimeoutSeconds: z.number().int().min(0).max(86400 * 365).optional(),
+  maxSessionsPerUser: z.number().int().min(1).max(1000).optional(),
+};
+/** The override fields' names, for copying between the stored overrides and the document. */
+const POLICY_OVERRIDE_KEYS = Object.keys(policyOverrideFields) as (keyof typeof policyOverrideFields)[];
 
 /** Per-user overrides of the group policy, handed to the session at login. */
 export const userOverridesSchema = z
@@ -19,7 +40,8 @@ export const userOverridesSchema = z
     /** Always this client address (it must lie in the pool; a second session of the user is refused). */
     staticAddress: ipv4Text.optional(),
     /** Networks added to the group's split-include routes for this user. */
-    routes: z.array(cidrText).max(200).default([]),
+    routes: z.array(cidrText).max(MAX_ROUTES).default([]),
+    ...policyOverrideFields,
   })
   .strict();
 export type UserOverrides = z.infer<typeof userOverridesSchema>;
@@ -31,7 +53,8 @@ export const userDocumentSchema = z
     disabled: z.boolean().default(false),
     password: z.string().min(1, "the password is empty").max(MAX_PASSWORD_LENGTH).optional(),
     staticAddress: ipv4Text.optional(),
-    routes: z.array(cidrText).max(200).default([]),
+    routes: z.array(cidrText).max(MAX_ROUTES).default([]),
+    ...policyOverrideFields,
   })
   .strict();
 export const newUserSchema = userDocumentSchema.extend({ name: userNameSchema }).strict();
@@ -45,6 +68,15 @@ export const userViewSchema = z.object({
   hasPassword: z.boolean(),
   staticAddress: z.string().optional(),
   routes: z.array(z.string()),
+  excludeRoutes: z.array(z.string()).optional(),
+  dns: z.array(z.string()).optional(),
+  splitDns: z.array(z.string()).optional(),
+  dpdSeconds: z.number().int().optional(),
+  keepaliveSeconds: z.number().int().optional(),
+  mtu: z.number().int().optional(),
+  idleTimeoutSeconds: z.number().int().optional(),
+  sessionTimeoutSeconds: z.number().int().optional(),
+  maxSessionsPerUser: z.number().int().optional(),
   failedLogins: z.number().int(),
   lastLoginAt: z.number().int().nullable(),
   createdAt: z.number().int(),
@@ -105,6 +137,7 @@ export class UserService {
     const view = toView(record);
     const current: Record<string, unknown> = { groups: view.groups, disabled: view.disabled, routes: view.routes };
     if (view.staticAddress) current.staticAddress = view.staticAddress;
+    for (const key of POLICY_OVERRIDE_KEYS) if (view[key] !== undefined) current[key] = view[key];
     const merged = mergePatch(current, patchInput);
     if (!merged.ok) return merged;
     const doc = userDocumentSchema.safeParse(merged.value);
@@ -173,7 +206,7 @@ export class UserService {
   private async write(name: string, doc: UserDocument, actor: Actor, mode: "create" | "update" | "upsert"): Promise<Result<{ user: UserView; created: boolean }>> {
     const groups = [...new Set(doc.groups)];
     const passwordHash = doc.password === undefined ? undefined : await this.hasher.hash(doc.password);
-    const overrides: UserOverrides = { routes: doc.routes, ...(doc.staticAddress ? { staticAddress: doc.staticAddress } : {}) };
+    const overrides: UserOverrides = { routes: doc.routes, ...(doc.staticAddress ? { staticAddress: doc.staticAddress } : {}), ...pickOverrides(doc) };
     const outcome = this.store.transaction((): Result<{ user: UserView; created: boolean; before: UserView | null; changed: boolean }> => {
       const missing = groups.filter((g) => !this.store.getGroup(g));
       if (missing.length > 0) {
@@ -236,11 +269,19 @@ function toView(record: UserRecord): UserView {
     hasPassword: record.passwordHash !== NO_PASSWORD,
     ...(overrides.staticAddress ? { staticAddress: overrides.staticAddress } : {}),
     routes: overrides.routes,
+    ...pickOverrides(overrides),
     failedLogins: record.failedLogins,
     lastLoginAt: record.lastLoginAt,
     createdAt: record.createdAt,
     otp: { enrolled: record.otpEnrolledAt != null, since: record.otpEnrolledAt ?? null },
   };
+}
+
+/** The policy override fields that are set, copied from a document or the stored overrides. */
+function pickOverrides(source: Partial<Record<(typeof POLICY_OVERRIDE_KEYS)[number], unknown>>): Partial<UserOverrides> {
+  const picked: Record<string, unknown> = {};
+  for (const key of POLICY_OVERRIDE_KEYS) if (source[key] !== undefined) picked[key] = source[key];
+  return picked as Partial<UserOverrides>;
 }
 
 export function staticAddressOf(overrides: UserOverrides): number | undefined {

@@ -1,6 +1,7 @@
 import { RateLimitedLog } from "../rate-limited-log.ts";
 import type { UserRecord } from "../../store/records.ts";
 import { compilePolicy, emptyPolicy, policyHash, type GroupPolicy } from "../group-policy.ts";
+import { effectivePolicy, type GroupDefaults } from "../effective-policy.ts";
 import type { EventBus } from "../events.ts";
 import type { GroupService } from "../groups.ts";
 import type { Session, SessionRegistry } from "../sessions.ts";
@@ -51,6 +52,8 @@ export interface LoginFlowOptions {
   draining?(): boolean;
   /** Sessions per user when the group sets no limit (a live setting); 0 or absent: no limit. */
   defaultMaxSessionsPerUser?(): number;
+  /** What a group leaves out (the settings' groupDefaults, a live setting); absent: nothing. */
+  groupDefaults?(): GroupDefaults;
   contextTtlMs?: number;
   maxContexts?: number;
 }
@@ -225,19 +228,17 @@ export class LoginFlow {
       this.full.say(logLine`login refused: the gateway holds ${this.o.sessions.size} sessions, its cap (maxSessions ${cap})`);
       return refused;
     }
+    // The gateway's defaults under the group's policy under the user's overrides (ocserv's config-per-user).
+    const overrides = this.o.users.overridesOf(user);
+    const policy: GroupPolicy = effectivePolicy(this.o.groupDefaults?.() ?? {}, group.policy, overrides);
     // Detached sessions (a crashed client) do not count; they are checked again when they come back.
     const live = this.o.sessions.liveCountOf(user.name);
-    const limit = group.policy.maxSessionsPerUser ?? this.o.defaultMaxSessionsPerUser?.() ?? 0;
+    const limit = policy.maxSessionsPerUser ?? this.o.defaultMaxSessionsPerUser?.() ?? 0;
     if (limit > 0 && live >= limit) {
-      const whose = group.policy.maxSessionsPerUser !== undefined ? `group ${group.name}` : "this gateway";
+      const whose = overrides.maxSessionsPerUser !== undefined ? "your account" : group.policy.maxSessionsPerUser !== undefined ? `group ${group.name}` : "this gateway";
       const message = `You already have ${live} session(s), the most ${whose} allows: disconnect one first.`;
       return this.failures.refuse({ reason: "too_many_sessions", message }, request.client, context);
     }
-    // Per-user overrides: routes added to the group's; a static address is handed to the session.
-    const overrides = this.o.users.overridesOf(user);
-    const policy: GroupPolicy = overrides.routes.length
-      ? { ...group.policy, routes: [...new Set([...group.policy.routes, ...overrides.routes])] }
-      : group.policy;
     const staticAddress = staticAddressOf(overrides);
     if (staticAddress !== undefined && this.o.reserveAddress && !this.o.reserveAddress(staticAddress)) {
       const message = `Your fixed address ${overrides.staticAddress} is in use or outside the address pool: contact your administrator.`;
