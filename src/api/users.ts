@@ -4,7 +4,7 @@ import { newUserSchema, userDocumentSchema, userViewSchema } from "../control/us
 import { createdOrReplaced } from "./reply.ts";
 import { route } from "./route.ts";
 
-/** PATCH body: any subset of the document; null removes staticAddress. */
+/** PATCH body: any subset of the document; null removes staticAddress or a policy override (the group's value applies again). */
 export const userPatchSchema = z
   .object({
     groups: z.array(z.string()).optional(),
@@ -12,6 +12,15 @@ export const userPatchSchema = z
     password: z.string().optional(),
     staticAddress: z.string().nullable().optional(),
     routes: z.array(z.string()).optional(),
+    excludeRoutes: z.array(z.string()).nullable().optional(),
+    dns: z.array(z.string()).nullable().optional(),
+    splitDns: z.array(z.string()).nullable().optional(),
+    dpdSeconds: z.number().nullable().optional(),
+    keepaliveSeconds: z.number().nullable().optional(),
+    mtu: z.number().nullable().optional(),
+    idleTimeoutSeconds: z.number().nullable().optional(),
+    sessionTimeoutSeconds: z.number().nullable().optional(),
+    maxSessionsPerUser: z.number().nullable().optional(),
   })
   .strict();
 
