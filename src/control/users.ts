@@ -8,6 +8,7 @@ import type { Actor } from "./audit.ts";
 import type { ChangeContext } from "./change-context.ts";
 import { cidrText, dnsServers, ipv4Text, MAX_ROUTES, splitDnsDomains } from "./group-policy.ts";
 import { groupNameSchema, userNameSchema } from "./names.ts";
+import { isCryptHash, verifyCrypt } from "./auth/crypt.ts";
 import { mergePatch } from "./patch.ts";
 import { validationError } from "./zod-errors.ts";
 
@@ -181,8 +182,38 @@ export class UserService {
   async verifyPassword(name: string, password: string): Promise<UserRecord | undefined> {
     const record = this.store.getUser(name);
     const phc = record && record.passwordHash !== NO_PASSWORD ? record.passwordHash : await this.dummyHash();
+    if (record && isCryptHash(phc)) return this.verifyImported(record, password);
     const valid = password.length <= MAX_PASSWORD_LENGTH && (await this.hasher.verify(password, phc));
     return valid && record && record.passwordHash !== NO_PASSWORD ? record : undefined;
+  }
+
+  /**
+   * A crypt hash imported from an ocpasswd file: checked as ocserv did, then replaced by an
+   * argon2id hash of the same password, so the weaker hash is gone after the first login.
+   */
+  private async verifyImported(record: UserRecord, password: string): Promise<UserRecord | undefined> {
+    if (password.length > MAX_PASSWORD_LENGTH || !verifyCrypt(password, record.passwordHash)) return undefined;
+    const rehashed: UserRecord = { ...record, passwordHash: await this.hasher.hash(password) };
+    this.store.transaction(() => {
+      // Only if nobody changed the password meanwhile.
+      if (this.store.getUser(record.name)?.passwordHash === record.passwordHash) this.store.updateUser(rehashed);
+    });
+    return rehashed;
+  }
+
+  /**
+   * Sets a password hash taken as it is from an ocpasswd file: crypt $1$, $5$ or $6$, or such a
+   * hash behind "!" (a locked entry: kept, and it never verifies, as in ocserv).
+   */
+  adoptPasswordHash(name: string, hash: string, actor: Actor): Result<UserView> {
+    if (!isCryptHash(hash.replace(/^!/, ""))) return err("invalid_input", `the password hash of ${name} is not crypt $1$, $5$ or $6$: set a password with 'gw user passwd'`);
+    return this.store.transaction((): Result<UserView> => {
+      const record = this.store.getUser(name);
+      if (!record) return notFound(name);
+      this.store.updateUser({ ...record, passwordHash: hash });
+      this.context?.audit.record(actor, "user.update", name, toView(record), { ...toView(record), hasPassword: true, password: hash.startsWith("!") ? "(imported, locked)" : "(imported)" });
+      return ok(toView({ ...record, passwordHash: hash }));
+    });
   }
 
   recordFailure(name: string): void {
