@@ -24,6 +24,9 @@ export const userPatchSchema = z
   })
   .strict();
 
+/** PUT /users/{name}/password-hash: a crypt(3) hash taken as it is. */
+export const passwordHashSchema = z.object({ hash: z.string().min(1).max(512) }).strict();
+
 export const userRoutes = [
   route({
     method: "get",
@@ -90,12 +93,22 @@ export const userRoutes = [
   route({
     method: "post",
     path: "/users/{name}/otp",
-    summary: "Enrol the user for one-time codes (TOTP, 30 s, 6 digits, SHA-1): the only time the secret is shown. Body: {}",
+    summary: "Enrol the user for one-time codes (TOTP, 30 s, 6 digits, SHA-1): the only time the secret is shown. Body: {} for a new secret, or {secret} (base32) to keep an existing token",
     scope: "admin",
     body: otpEnrolRequestSchema,
     responses: [{ status: 201, description: "enrolled: base32 secret, otpauth:// URI and its QR code as SVG", schema: otpEnrolmentSchema }],
     errors: ["user_not_found", "otp_already_enrolled", "otp_key_unavailable"],
-    handler: ({ control, params, principal }) => control.otp.enroll(params.name, principal.name),
+    handler: ({ control, params, body, principal }) => control.otp.enroll(params.name, principal.name, body.secret),
+  }),
+  route({
+    method: "put",
+    path: "/users/{name}/password-hash",
+    summary: "Set the user's password hash as imported from an ocpasswd file (crypt $1$, $5$, $6$; '!' in front: locked). Verified at login and re-hashed to argon2id on the first success",
+    scope: "admin",
+    body: passwordHashSchema,
+    responses: [{ status: 200, description: "stored", schema: userViewSchema }],
+    errors: ["user_not_found"],
+    handler: ({ control, params, body, principal }) => control.users.adoptPasswordHash(params.name, body.hash, principal.name),
   }),
   route({
     method: "delete",

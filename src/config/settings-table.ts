@@ -169,6 +169,7 @@ export const SETTINGS = {
     flag: false,
     noFlagReason: "an object: set it with gw config set or the API",
     whenAbsent: "no defaults",
+    example: '{"dns":["198.51.100.53"],"splitDns":["corp.example"],"idleTimeoutSeconds":1200}',
     applies: "new logins",
   }),
   ...samlSettings,

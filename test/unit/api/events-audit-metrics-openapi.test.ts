@@ -111,7 +111,7 @@ describe("/api/v1/openapi.json", () => {
     const doc = r.body;
     expect(doc.openapi).toBe("3.1.0");
     expect(Object.keys(doc.paths).sort()).toEqual(
-      ["/api/v1/admins", "/api/v1/admins/{name}", "/api/v1/admins/{name}/otp", "/api/v1/admins/{name}/password", "/api/v1/audit", "/api/v1/bans", "/api/v1/bans/{target}", "/api/v1/config", "/api/v1/config/check", "/api/v1/connections", "/api/v1/connections/{id}", "/api/v1/drain", "/api/v1/events", "/api/v1/groups", "/api/v1/groups/{name}", "/api/v1/openapi.json", "/api/v1/reload", "/api/v1/status", "/api/v1/tokens", "/api/v1/tokens/{name}", "/api/v1/users", "/api/v1/users/{name}", "/api/v1/users/{name}/otp", "/metrics"].sort(),
+      ["/api/v1/admins", "/api/v1/admins/{name}", "/api/v1/admins/{name}/otp", "/api/v1/admins/{name}/password", "/api/v1/audit", "/api/v1/bans", "/api/v1/bans/{target}", "/api/v1/config", "/api/v1/config/check", "/api/v1/connections", "/api/v1/connections/{id}", "/api/v1/drain", "/api/v1/events", "/api/v1/groups", "/api/v1/groups/{name}", "/api/v1/openapi.json", "/api/v1/reload", "/api/v1/status", "/api/v1/tokens", "/api/v1/tokens/{name}", "/api/v1/users", "/api/v1/users/{name}", "/api/v1/users/{name}/otp", "/api/v1/users/{name}/password-hash", "/metrics"].sort(),
     );
     const putUser = doc.paths["/api/v1/users/{name}"].put;
     expect(putUser.requestBody.content["application/json"].schema.additionalProperties).toBe(false);

@@ -10,6 +10,7 @@ export function exampleValue(row: SettingRow): unknown {
   const kind = valueKind(row.schema);
   if (kind === "boolean") return !defaultOf(row);
   if (kind === "integer") return Number(row.example);
+  if (kind === "json") return JSON.parse(row.example!);
   return row.example;
 }
 
