@@ -5,7 +5,7 @@ import { createdOrReplaced } from "./reply.ts";
 import { readOnlyUnchanged, viewBody, viewOnlyKeys } from "./view-body.ts";
 import { route } from "./route.ts";
 
-/** PATCH body: any subset of the document; null removes staticAddress. */
+/** PATCH body: any subset of the document; null removes staticAddress or a policy override (the group's value applies again). */
 export const userPatchSchema = z
   .object({
     groups: z.array(z.string()).optional(),
@@ -21,8 +21,20 @@ export const userPatchSchema = z
     rules: z.array(z.unknown()).nullable().optional(),
     rateUp: z.union([z.number(), z.string()]).nullable().optional(),
     rateDown: z.union([z.number(), z.string()]).nullable().optional(),
+    excludeRoutes: z.array(z.string()).nullable().optional(),
+    dns: z.array(z.string()).nullable().optional(),
+    splitDns: z.array(z.string()).nullable().optional(),
+    dpdSeconds: z.number().nullable().optional(),
+    keepaliveSeconds: z.number().nullable().optional(),
+    mtu: z.number().nullable().optional(),
+    idleTimeoutSeconds: z.number().nullable().optional(),
+    sessionTimeoutSeconds: z.number().nullable().optional(),
+    maxSessionsPerUser: z.number().nullable().optional(),
   })
   .strict();
+
+/** PUT /users/{name}/password-hash: a crypt(3) hash taken as it is. */
+export const passwordHashSchema = z.object({ hash: z.string().min(1).max(512) }).strict();
 
 /** PUT takes the document, or the view GET returned (read-only fields unchanged). */
 const userPutBody = viewBody(userDocumentSchema, viewOnlyKeys(userViewSchema, userDocumentSchema));
@@ -97,12 +109,22 @@ export const userRoutes = [
   route({
     method: "post",
     path: "/users/{name}/otp",
-    summary: "Enrol the user for one-time codes (TOTP, 30 s, 6 digits, SHA-1): the only time the secret is shown. Body: {}",
+    summary: "Enrol the user for one-time codes (TOTP, 30 s, 6 digits, SHA-1): the only time the secret is shown. Body: {} for a new secret, or {secret} (base32) to keep an existing token",
     scope: "admin",
     body: otpEnrolRequestSchema,
     responses: [{ status: 201, description: "enrolled: base32 secret, otpauth:// URI and its QR code as SVG", schema: otpEnrolmentSchema }],
     errors: ["user_not_found", "otp_already_enrolled", "otp_key_unavailable"],
-    handler: ({ control, params, principal }) => control.otp.enroll(params.name, principal.name),
+    handler: ({ control, params, body, principal }) => control.otp.enroll(params.name, principal.name, body.secret),
+  }),
+  route({
+    method: "put",
+    path: "/users/{name}/password-hash",
+    summary: "Set the user's password hash as imported from an ocpasswd file (crypt $1$, $5$, $6$; '!' in front: locked). Verified at login and re-hashed to argon2id on the first success",
+    scope: "admin",
+    body: passwordHashSchema,
+    responses: [{ status: 200, description: "stored", schema: userViewSchema }],
+    errors: ["user_not_found"],
+    handler: ({ control, params, body, principal }) => control.users.adoptPasswordHash(params.name, body.hash, principal.name),
   }),
   route({
     method: "delete",

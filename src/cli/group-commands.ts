@@ -15,6 +15,7 @@ const policyArgs = {
   route: { type: "string", repeatable: true, description: "Network sent through the tunnel, e.g. 198.51.100.0/24 (repeatable; none = full tunnel)" },
   "exclude-route": { type: "string", repeatable: true, description: "Network that bypasses the tunnel (repeatable)" },
   dns: { type: "string", repeatable: true, description: "DNS server for the client (repeatable, at most 3)" },
+  "split-dns": { type: "string", repeatable: true, description: "Domain resolved through the tunnel's DNS only (repeatable; X-CSTP-Split-DNS)" },
   "default-domain": { type: "string", description: "Default DNS domain" },
   mtu: { type: "string", description: "Tunnel MTU for this group" },
   dpd: { type: "string", description: "Dead-peer-detection interval, seconds" },
@@ -36,7 +37,7 @@ const policyArgs = {
 } as const;
 
 /** Each policy option and the policy field it sets. */
-const LIST_FIELDS = { route: "routes", "exclude-route": "excludeRoutes", dns: "dns" } as const;
+const LIST_FIELDS = { route: "routes", "exclude-route": "excludeRoutes", dns: "dns", "split-dns": "splitDns" } as const;
 const TEXT_FIELDS = { "default-domain": "defaultDomain", auth: "auth", "rate-up": "rateUp", "rate-down": "rateDown" } as const;
 const SWITCH_FIELDS = { "restrict-to-routes": "restrictToRoutes", "icmp-prohibited": "icmpProhibited" } as const;
 const NUMBER_FIELDS = {
@@ -54,6 +55,7 @@ const FIELD_BY_FLAG: Record<string, string> = {
   routes: "routes",
   "exclude-route": "excludeRoutes",
   dns: "dns",
+  "split-dns": "splitDns",
   "default-domain": "defaultDomain",
   ...NUMBER_FIELDS,
   auth: "auth",
@@ -63,6 +65,11 @@ const FIELD_BY_FLAG: Record<string, string> = {
   rules: "rules",
   tests: "tests",
 };
+
+/** The group's warnings, one "warning:" line each, after the done line. */
+function warningLines(view: GroupView | undefined): string {
+  return (view?.warnings ?? []).map((w) => `\nwarning: ${printable(w.message)}`).join("");
+}
 
 /** The policy fields given on the command line (lists only when given at least once). */
 function policyFrom(o: Options<typeof policyArgs>): Record<string, unknown> {
@@ -94,7 +101,7 @@ const add = apiChange({
   description: "Add a group: the routes, DNS, domain and timers its members' tunnels get",
   options: { ...nameArg, ...policyArgs },
   request: (o) => ({ method: "POST", path: "/api/v1/groups", body: { name: o.name, policy: policyFrom(o) } }),
-  done: (_, added: GroupView) => `group ${added.name} added (${added.policy.routes.length ? `${added.policy.routes.length} route(s)` : "full tunnel"})`,
+  done: (_, added: GroupView) => `group ${added.name} added (${added.policy.routes.length ? `${added.policy.routes.length} route(s)` : "full tunnel"})${warningLines(added)}`,
 });
 
 const list = apiRead({
@@ -152,7 +159,7 @@ const set = apiChange({
     if (Object.keys(patch).length === 0) throw new UsageError("nothing to change: give a policy option or --unset FIELD");
     return { method: "PATCH", path: g(o.name), body: patch };
   },
-  done: (o, v: GroupView) => [`group ${o.name} changed (sessions that log in from now on get it)`, ...(v.warnings ?? []).map((w) => `warning: ${printable(w.message)}`)].join("\n"),
+  done: (o, changed: GroupView) => `group ${o.name} changed (sessions that log in from now on get it)${warningLines(changed)}`,
 });
 
 const del = apiChange({

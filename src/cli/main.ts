@@ -12,6 +12,7 @@ import { connectionsCommand } from "./connection-commands.ts";
 import { doctorCommand } from "./doctor-command.ts";
 import { eventsCommand } from "./events-command.ts";
 import { groupCommand } from "./group-commands.ts";
+import { importCommand } from "./import-command.ts";
 import { printable } from "./output.ts";
 import { initCommand } from "./init-command.ts";
 import { drainCommand, reloadCommand } from "./lifecycle-commands.ts";
@@ -36,6 +37,7 @@ export const gwCommand = group("gw", "gw: a remote-access VPN gateway for AnyCon
   tokenCommand,
   adminCommand,
   configCommand,
+  importCommand,
   eventsCommand,
   auditCommand,
   banCommand,

@@ -1,6 +1,6 @@
 import { randomBytes } from "node:crypto";
 import { writeFileSync } from "node:fs";
-import { userNameSchema } from "../control/names.ts";
+import { plainNameSchema } from "../control/names.ts";
 import { GwError } from "../errors.ts";
 import { createCertificateAuthority } from "../pki/ca.ts";
 import { issueClientCertificate } from "../pki/client-cert.ts";
@@ -61,7 +61,8 @@ const clientIssue = command({
   },
   async run({ options: o }) {
     const name = o.name;
-    if (!userNameSchema.safeParse(name).success) throw new UsageError(`"${name}" is not a user name: letters, digits, '.', '_', '@', '-'`);
+    // The name becomes file names: only plain names (a user with '/' in the name needs a certificate made elsewhere).
+    if (!plainNameSchema.safeParse(name).success) throw new UsageError(`"${name}" cannot name certificate files: letters, digits, '.', '_', '@', '-'`);
     const caDir = required(o.ca, "--ca");
     const out = required(o.out, "--out");
     const days = positiveDays(o.days, 365);

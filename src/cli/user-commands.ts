@@ -1,6 +1,7 @@
 import type { UserView } from "../control/users.ts";
 import { apiChange, apiRead } from "./api-commands.ts";
-import { UsageError } from "./args.ts";
+import { intOption, UsageError } from "./args.ts";
+import type { Options } from "./command.ts";
 import { group } from "./command-group.ts";
 import { time } from "./output.ts";
 import { formatBitRate } from "../firewall/rate.ts";
@@ -19,6 +20,15 @@ const overrideArgs = {
   route: { type: "string", repeatable: true, description: "Extra network routed through this user's tunnel (repeatable)" },
   "rate-up": { type: "string", description: "Upload limit of this user's sessions, e.g. 20mbit, over the group's ('none' removes it)" },
   "rate-down": { type: "string", description: "Download limit of this user's sessions, e.g. 50mbit, over the group's ('none' removes it)" },
+  "exclude-route": { type: "string", repeatable: true, description: "Extra network that bypasses this user's tunnel (repeatable)" },
+  dns: { type: "string", repeatable: true, description: "DNS server replacing the group's for this user (repeatable, at most 3)" },
+  "split-dns": { type: "string", repeatable: true, description: "Split-DNS domain replacing the group's for this user (repeatable)" },
+  mtu: { type: "string", description: "Tunnel MTU for this user" },
+  dpd: { type: "string", description: "Dead-peer-detection interval for this user, seconds" },
+  keepalive: { type: "string", description: "Keepalive interval for this user, seconds" },
+  "idle-timeout": { type: "string", description: "End this user's session after this many seconds without data (0: never)" },
+  "session-timeout": { type: "string", description: "End this user's session this many seconds after login (0: never)" },
+  "max-sessions": { type: "string", description: "At most this many live sessions for this user" },
 } as const;
 
 /** --rate-up/--rate-down as fields: "none" removes (null in a patch; absent in a new user). */
@@ -31,6 +41,33 @@ function ratesFrom(o: { "rate-up"?: string; "rate-down"?: string }, none: null |
     else if (none === null) rates[field] = null;
   }
   return rates;
+}
+
+/** Each per-user policy option and the override field it sets (values win over the group's). */
+const LIST_OVERRIDES = { "exclude-route": "excludeRoutes", dns: "dns", "split-dns": "splitDns" } as const;
+const NUMBER_OVERRIDES = {
+  mtu: "mtu",
+  dpd: "dpdSeconds",
+  keepalive: "keepaliveSeconds",
+  "idle-timeout": "idleTimeoutSeconds",
+  "session-timeout": "sessionTimeoutSeconds",
+  "max-sessions": "maxSessionsPerUser",
+} as const;
+/** What `gw user set --unset` takes: an option's name; the group's value applies again. */
+const UNSETTABLE: Record<string, string> = { ...LIST_OVERRIDES, ...NUMBER_OVERRIDES };
+
+/** The per-user policy overrides given on the command line. */
+function overridesFrom(o: Options<typeof overrideArgs>): Record<string, unknown> {
+  const body: Record<string, unknown> = {};
+  for (const [flag, field] of Object.entries(LIST_OVERRIDES)) {
+    const values = o[flag as keyof typeof LIST_OVERRIDES];
+    if (values.length) body[field] = values;
+  }
+  for (const [flag, field] of Object.entries(NUMBER_OVERRIDES)) {
+    const value = o[flag as keyof typeof NUMBER_OVERRIDES];
+    if (value !== undefined) body[field] = intOption(value, flag);
+  }
+  return body;
 }
 
 async function passwordFromStdin(): Promise<string> {
@@ -59,6 +96,7 @@ const add = apiChange({
       name: o.name,
       groups: o.group,
       routes: o.route,
+      ...overridesFrom(o),
       ...(password ? { password } : {}),
       ...(o.disabled ? { disabled: true } : {}),
       ...(staticAddress && staticAddress !== "none" ? { staticAddress } : {}),
@@ -114,17 +152,28 @@ const show = apiRead({
 
 const set = apiChange({
   name: "set",
-  description: "Change a user's groups, static address, routes, rate limits, quota or expiry (only what is given)",
-  options: { ...nameArg, ...overrideArgs, ...quotaArgs, "no-routes": { type: "boolean", description: "Remove the user's extra routes" } },
+  description: "Change a user's groups, static address, routes, policy overrides, rate limits, quota or expiry (only what is given)",
+  options: {
+    ...nameArg,
+    ...overrideArgs,
+    ...quotaArgs,
+    "no-routes": { type: "boolean", description: "Remove the user's extra routes" },
+    unset: { type: "string", repeatable: true, description: "Remove a policy override so the group's value applies, e.g. --unset dns (repeatable)" },
+  },
   request(o) {
-    const patch: Record<string, unknown> = { ...quotaFields(o) };
+    const patch: Record<string, unknown> = { ...quotaFields(o), ...overridesFrom(o) };
+    for (const flag of o.unset) {
+      const field = UNSETTABLE[flag];
+      if (!field) throw new UsageError(`--unset ${flag}: not a per-user override (${Object.keys(UNSETTABLE).join(", ")})`);
+      patch[field] = null;
+    }
     if (o.group.length) patch.groups = o.group;
     if (o.route.length) patch.routes = o.route;
     if (o["no-routes"]) patch.routes = [];
     const address = o["static-address"];
     if (address !== undefined) patch.staticAddress = address === "none" ? null : address;
     Object.assign(patch, ratesFrom(o, null));
-    if (Object.keys(patch).length === 0) throw new UsageError("nothing to change: give --group, --static-address, --route, --no-routes, --rate-up, --rate-down, --quota or --expires");
+    if (Object.keys(patch).length === 0) throw new UsageError("nothing to change: give --group, --static-address, --route, --no-routes, a policy option, --rate-up, --rate-down, --quota, --expires or --unset");
     return { method: "PATCH", path: u(o.name), body: patch };
   },
   done: (o) => `user ${o.name} changed`,

@@ -57,13 +57,15 @@ export function appliesText(applies: Applies): string {
 }
 
 /** How a flag's text becomes a value. */
-export type ValueKind = "boolean" | "integer" | "text";
+/** "json": an object setting (no flag; its example is JSON text). */
+export type ValueKind = "boolean" | "integer" | "text" | "json";
 
 export function valueKind(schema: z.ZodType): ValueKind {
   let def = schema._zod.def as { type: string; innerType?: z.ZodType };
   while ((def.type === "default" || def.type === "optional") && def.innerType) def = def.innerType._zod.def as typeof def;
   if (def.type === "boolean") return "boolean";
   if (def.type === "number") return "integer";
+  if (def.type === "object") return "json";
   return "text";
 }
 

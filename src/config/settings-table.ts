@@ -1,5 +1,6 @@
 import { z } from "zod";
 import { bitRateSchema } from "../firewall/policy-fields.ts";
+import { groupDefaultsSchema } from "../control/effective-policy.ts";
 import { samlSettings } from "./saml-settings.ts";
 import { setting, type SettingRow } from "./setting-row.ts";
 import { CERT_USER_ATTRIBUTES, fileSchema, hostPortSchema, ipAddressSchema, pool6Schema, poolSchema, portSchema, tunNameSchema } from "./setting-schemas.ts";
@@ -203,6 +204,15 @@ export const SETTINGS = {
     valueHint: "RATE",
     whenAbsent: "no limit",
     example: "50mbit",
+    applies: "new logins",
+  }),
+  groupDefaults: setting({
+    schema: groupDefaultsSchema.optional(),
+    help: "policy fields every group takes when it leaves them out: routes, excludeRoutes, dns, splitDns, defaultDomain, idleTimeoutSeconds, sessionTimeoutSeconds (a list the group leaves empty takes the default list)",
+    flag: false,
+    noFlagReason: "an object: set it with gw config set or the API",
+    whenAbsent: "no defaults",
+    example: '{"dns":["198.51.100.53"],"splitDns":["corp.example"],"idleTimeoutSeconds":1200}',
     applies: "new logins",
   }),
   ...samlSettings,

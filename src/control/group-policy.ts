@@ -5,6 +5,7 @@ import { quotaSchema } from "../firewall/quota.ts";
 import { parseCidr, parseIpv4, type Ipv4Cidr } from "../net/ipv4.ts";
 import { parseIpv6, parseIpv6Cidr, type Ipv6Cidr } from "../net/ipv6.ts";
 import { parseAuthMethods } from "./auth/auth-methods.ts";
+import { summariseRoutes } from "./route-summary.ts";
 
 export const cidrText = z.string().refine((s) => parseCidr(s).ok, {
   error: (issue) => {
@@ -24,9 +25,18 @@ const dnsText = z
   .string()
   .refine((s) => parseIpv4(s) !== undefined || parseIpv6(s) !== undefined, { error: (i) => `"${String(i.input)}" is not an IPv4 or IPv6 address` });
 export const ipv4Text = z.string().refine((s) => parseIpv4(s) !== undefined, { error: (i) => `"${String(i.input)}" is not an IPv4 address` });
-const domainText = z
+export const domainText = z
   .string()
   .regex(/^(?=.{1,253}$)([A-Za-z0-9]([A-Za-z0-9-]{0,61}[A-Za-z0-9])?)(\.[A-Za-z0-9]([A-Za-z0-9-]{0,61}[A-Za-z0-9])?)*$/, "not a valid domain name");
+
+/** Routes a group may hold (ocserv allows this many too). */
+export const MAX_ROUTES = 1024;
+/** Past this many routes some AnyConnect builds ignore the rest: the API and the log warn. */
+export const ROUTES_WARNING_THRESHOLD = 200;
+
+/** IPv4 and IPv6 DNS servers; the IPv6 ones reach clients that have an IPv6 address. */
+export const dnsServers = z.array(dnsText).max(3, "at most 3 DNS servers (the client uses the first 3)");
+export const splitDnsDomains = z.array(domainText).max(64, "at most 64 split-DNS domains");
 
 /**
  * What a group hands its members' tunnels. Absent numbers fall back to the gateway's defaults.
@@ -35,9 +45,11 @@ const domainText = z
 export const groupPolicySchema = z
   .object({
     /** IPv4 and IPv6 networks; the IPv6 ones reach clients that have an IPv6 address (--pool6). */
-    routes: z.array(routeText).max(200).default([]),
-    excludeRoutes: z.array(routeText).max(200).default([]),
-    dns: z.array(dnsText).max(3, "at most 3 DNS servers (the client uses the first 3)").default([]),
+    routes: z.array(routeText).max(MAX_ROUTES, `at most ${MAX_ROUTES} routes`).default([]),
+    excludeRoutes: z.array(routeText).max(MAX_ROUTES, `at most ${MAX_ROUTES} excluded routes`).default([]),
+    dns: dnsServers.default([]),
+    /** Domains resolved through the tunnel's DNS servers only (X-CSTP-Split-DNS, ocserv's split-dns). */
+    splitDns: splitDnsDomains.optional(),
     defaultDomain: domainText.optional(),
     mtu: z.number().int().min(576).max(9000).optional(),
     dpdSeconds: z.number().int().min(0).max(3600).optional(),
@@ -79,6 +91,7 @@ export interface CompiledPolicy {
   routes6?: Ipv6Cidr[];
   excludeRoutes6?: Ipv6Cidr[];
   dns6?: string[];
+  splitDns?: string[];
   defaultDomain?: string;
   mtu?: number;
   dpdSeconds?: number;
@@ -103,15 +116,26 @@ export function compilePolicy(policy: GroupPolicy): CompiledPolicy {
   };
   const v6 = (s: string) => s.includes(":");
   const v4 = (s: string) => !v6(s);
+  const excludeRoutes = policy.excludeRoutes.filter(v4).map(cidr);
   return {
     ...policy,
-    routes: policy.routes.filter(v4).map(cidr),
-    excludeRoutes: policy.excludeRoutes.filter(v4).map(cidr),
+    routes: summariseRoutes(policy.routes.filter(v4).map(cidr), excludeRoutes),
+    excludeRoutes,
     dns: policy.dns.filter(v4),
     routes6: policy.routes.filter(v6).map(cidr6),
     excludeRoutes6: policy.excludeRoutes.filter(v6).map(cidr6),
     dns6: policy.dns.filter(v6),
   };
+}
+
+/** What an operator should hear about a policy that is valid but may not work as meant. */
+export function policyWarnings(policy: Pick<GroupPolicy, "routes" | "excludeRoutes">): string[] {
+  const v4 = (s: string) => !s.includes(":");
+  const cidrs = policy.routes.filter(v4).map((s) => parseCidr(s)).flatMap((r) => (r.ok ? [r.value] : []));
+  const excluded = policy.excludeRoutes.filter(v4).map((s) => parseCidr(s)).flatMap((r) => (r.ok ? [r.value] : []));
+  const sent = summariseRoutes(cidrs, excluded).length + policy.routes.filter((s) => !v4(s)).length;
+  if (sent <= ROUTES_WARNING_THRESHOLD) return [];
+  return [`${sent} routes (after summarising ${policy.routes.length}): some AnyConnect clients apply only the first ${ROUTES_WARNING_THRESHOLD}; use wider networks or a full tunnel`];
 }
 
 /** A stable digest of the policy: the spec's config-hash. */

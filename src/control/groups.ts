@@ -4,7 +4,7 @@ import type { GroupRecord } from "../store/records.ts";
 import type { Store } from "../store/store.ts";
 import type { Actor } from "./audit.ts";
 import type { ChangeContext } from "./change-context.ts";
-import { emptyPolicy, groupPolicySchema, type GroupPolicy } from "./group-policy.ts";
+import { emptyPolicy, groupPolicySchema, policyWarnings, type GroupPolicy } from "./group-policy.ts";
 import { groupNameSchema } from "./names.ts";
 import { mergePatch } from "./patch.ts";
 import { validationError } from "./zod-errors.ts";
@@ -132,17 +132,19 @@ export class GroupService {
   }
 
   private withWarnings(view: GroupView): GroupView {
-    const warnings = this.context?.policy?.groupWarnings(view.policy) ?? [];
+    const warnings = [...(view.warnings ?? []), ...(this.context?.policy?.groupWarnings(view.policy) ?? [])];
     return warnings.length ? { ...view, warnings } : view;
   }
 
   private view(record: GroupRecord): GroupView {
     const policy = parseStoredPolicy(record);
+    const warnings = policy.ok ? policyWarnings(policy.value).map((message) => ({ message })) : [];
     return {
       name: record.name,
       policy: policy.ok ? policy.value : emptyPolicy,
       members: this.store.groupMembers(record.name),
       createdAt: record.createdAt,
+      ...(warnings.length ? { warnings } : {}),
     };
   }
 }

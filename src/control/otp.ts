@@ -5,6 +5,7 @@ import type { Actor } from "./audit.ts";
 import { qrSvg } from "./auth/qr.ts";
 import { openSecret, sealSecret } from "./auth/secret-box.ts";
 import { base32Encode, generateTotpSecret, otpauthUri } from "./auth/totp.ts";
+import { base32Decode } from "./auth/base32.ts";
 import type { ChangeContext } from "./change-context.ts";
 
 /** What enrolment hands out, once: the secret is never shown again. */
@@ -20,8 +21,18 @@ export const otpEnrolmentSchema = z.object({
 });
 export type OtpEnrolment = z.infer<typeof otpEnrolmentSchema>;
 
-/** POST /users/{name}/otp takes an empty object (room for options later). */
-export const otpEnrolRequestSchema = z.object({}).strict();
+/**
+ * POST /users/{name}/otp: an empty object makes a new secret; `secret` (base32, at least 80 bits)
+ * takes an existing one, e.g. a TOTP token imported from ocserv's users.oath file.
+ */
+export const otpEnrolRequestSchema = z
+  .object({
+    secret: z
+      .string()
+      .regex(/^[A-Za-z2-7]{16,128}=*$/, "a base32 secret of 16-128 characters (at least 80 bits)")
+      .optional(),
+  })
+  .strict();
 
 export interface OtpState {
   enrolled: boolean;
@@ -56,11 +67,13 @@ export class OtpService {
     private readonly issuer = "gw",
   ) {}
 
-  /** A new secret for a user without one (reset first to replace it). */
-  enroll(name: string, actor: Actor): Result<OtpEnrolment> {
+  /** A new secret (or the one given, base32) for a user without one (reset first to replace it). */
+  enroll(name: string, actor: Actor, given?: string): Result<OtpEnrolment> {
     const key = this.key();
     if (!key.ok) return err("otp_key_unavailable", key.error.message, { cause: key.error.code });
-    const secret = generateTotpSecret();
+    const decoded = given === undefined ? undefined : base32Decode(given.toUpperCase().replace(/=+$/, ""));
+    if (decoded && !decoded.ok) return err("invalid_input", `the OTP secret of ${name} is not base32: ${decoded.error.message}`);
+    const secret = decoded?.value ?? generateTotpSecret();
     const enrolledAt = this.now();
     const sealedSecret = sealSecret(key.value, secret, contextOf(name));
     const outcome = this.store.transaction((): Result<void> => {

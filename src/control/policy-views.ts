@@ -5,10 +5,14 @@ import { ipv4Text } from "./group-policy.ts";
 /** Whose rule: the group's policy or the user's own (which come after the group's). */
 export const ruleSourceSchema = z.enum(["group", "user"]);
 
-/** A rule that can never decide anything, named by its 1-based index within its source's rules. */
+/**
+ * What may not work as meant: a rule that can never decide anything, named by its 1-based index
+ * within its source's rules, or (without source and index) a policy-wide remark such as more
+ * routes than some clients apply.
+ */
 export const policyWarningSchema = z.object({
-  source: ruleSourceSchema,
-  index: z.number().int(),
+  source: ruleSourceSchema.optional(),
+  index: z.number().int().optional(),
   /** For a user's rule: the group whose rules shadow it. */
   group: z.string().optional(),
   message: z.string(),

@@ -8,8 +8,9 @@ import type { Actor } from "./audit.ts";
 import type { ChangeContext } from "./change-context.ts";
 import { bitRateSchema } from "../firewall/policy-fields.ts";
 import { ruleSchema } from "../firewall/rule.ts";
-import { cidrText, ipv4Text } from "./group-policy.ts";
+import { cidrText, dnsServers, ipv4Text, MAX_ROUTES, splitDnsDomains } from "./group-policy.ts";
 import { groupNameSchema, userNameSchema } from "./names.ts";
+import { isCryptHash, verifyCrypt } from "./auth/crypt.ts";
 import { mergePatch } from "./patch.ts";
 import { validationError } from "./zod-errors.ts";
 import { quotaSchema } from "../firewall/quota.ts";
@@ -31,18 +32,40 @@ function userPolicyFields() {
   };
 }
 
+/**
+ * Policy fields a user may set over the group's (ocserv's config-per-user): absent = the group's.
+ * Merged at login by effectivePolicy (src/control/effective-policy.ts).
+ */
+const policyOverrideFields = {
+  /** Networks excluded from the tunnel for this user, besides the group's. */
+  excludeRoutes: z.array(cidrText).max(MAX_ROUTES).optional(),
+  /** DNS servers replacing the group's. */
+  dns: dnsServers.optional(),
+  /** Split-DNS domains replacing the group's. */
+  splitDns: splitDnsDomains.optional(),
+  dpdSeconds: z.number().int().min(0).max(3600).optional(),
+  keepaliveSeconds: z.number().int().min(0).max(86400).optional(),
+  mtu: z.number().int().min(576).max(9000).optional(),
+  idleTimeoutSeconds: z.number().int().min(0).max(86400 * 30).optional(),
+  sessionTimeoutSeconds: z.number().int().min(0).max(86400 * 365).optional(),
+  maxSessionsPerUser: z.number().int().min(1).max(1000).optional(),
+};
+/** The override fields' names, for copying between the stored overrides and the document. */
+const POLICY_OVERRIDE_KEYS = Object.keys(policyOverrideFields) as (keyof typeof policyOverrideFields)[];
+
 /** Per-user overrides of the group policy, handed to the session at login. */
 export const userOverridesSchema = z
   .object({
     /** Always this client address (it must lie in the pool; a second session of the user is refused). */
     staticAddress: ipv4Text.optional(),
     /** Networks added to the group's split-include routes for this user. */
-    routes: z.array(cidrText).max(200).default([]),
+    routes: z.array(cidrText).max(MAX_ROUTES).default([]),
     /** A data quota of the user's own: replaces the groups' (docs/usage.md). */
     quota: quotaSchema.optional(),
     /** From this moment (UTC ISO text) the account cannot log in and its sessions end. */
     expiresAt: expiresAtSchema.optional(),
     ...userPolicyFields(),
+    ...policyOverrideFields,
   })
   .strict();
 export type UserOverrides = z.infer<typeof userOverridesSchema>;
@@ -54,11 +77,12 @@ export const userDocumentSchema = z
     disabled: z.boolean().default(false),
     password: z.string().min(1, "the password is empty").max(MAX_PASSWORD_LENGTH).optional(),
     staticAddress: ipv4Text.optional(),
-    routes: z.array(cidrText).max(200).default([]),
+    routes: z.array(cidrText).max(MAX_ROUTES).default([]),
     quota: quotaSchema.optional(),
     /** A date (expires at 00:00 UTC that day) or an ISO 8601 time with a zone. */
     expiresAt: expiresAtSchema.optional(),
     ...userPolicyFields(),
+    ...policyOverrideFields,
   })
   .strict();
 export const newUserSchema = userDocumentSchema.extend({ name: userNameSchema }).strict();
@@ -77,6 +101,15 @@ export const userViewSchema = z.object({
   /** Rate limits of the user's sessions (bits/s), winning over the group's. */
   rateUp: z.number().int().optional(),
   rateDown: z.number().int().optional(),
+  excludeRoutes: z.array(z.string()).optional(),
+  dns: z.array(z.string()).optional(),
+  splitDns: z.array(z.string()).optional(),
+  dpdSeconds: z.number().int().optional(),
+  keepaliveSeconds: z.number().int().optional(),
+  mtu: z.number().int().optional(),
+  idleTimeoutSeconds: z.number().int().optional(),
+  sessionTimeoutSeconds: z.number().int().optional(),
+  maxSessionsPerUser: z.number().int().optional(),
   failedLogins: z.number().int(),
   lastLoginAt: z.number().int().nullable(),
   createdAt: z.number().int(),
@@ -150,6 +183,7 @@ export class UserService {
     if (view.quota) current.quota = view.quota;
     if (view.expiresAt) current.expiresAt = view.expiresAt;
     for (const key of ["rules", "rateUp", "rateDown"] as const) if (view[key] !== undefined) current[key] = view[key];
+    for (const key of POLICY_OVERRIDE_KEYS) if (view[key] !== undefined) current[key] = view[key];
     const merged = mergePatch(current, patchInput);
     if (!merged.ok) return merged;
     const doc = userDocumentSchema.safeParse(merged.value);
@@ -194,8 +228,38 @@ export class UserService {
   async verifyPassword(name: string, password: string): Promise<UserRecord | undefined> {
     const record = this.store.getUser(name);
     const phc = record && record.passwordHash !== NO_PASSWORD ? record.passwordHash : await this.dummyHash();
+    if (record && isCryptHash(phc)) return this.verifyImported(record, password);
     const valid = password.length <= MAX_PASSWORD_LENGTH && (await this.hasher.verify(password, phc));
     return valid && record && record.passwordHash !== NO_PASSWORD ? record : undefined;
+  }
+
+  /**
+   * A crypt hash imported from an ocpasswd file: checked as ocserv did, then replaced by an
+   * argon2id hash of the same password, so the weaker hash is gone after the first login.
+   */
+  private async verifyImported(record: UserRecord, password: string): Promise<UserRecord | undefined> {
+    if (password.length > MAX_PASSWORD_LENGTH || !verifyCrypt(password, record.passwordHash)) return undefined;
+    const rehashed: UserRecord = { ...record, passwordHash: await this.hasher.hash(password) };
+    this.store.transaction(() => {
+      // Only if nobody changed the password meanwhile.
+      if (this.store.getUser(record.name)?.passwordHash === record.passwordHash) this.store.updateUser(rehashed);
+    });
+    return rehashed;
+  }
+
+  /**
+   * Sets a password hash taken as it is from an ocpasswd file: crypt $1$, $5$ or $6$, or such a
+   * hash behind "!" (a locked entry: kept, and it never verifies, as in ocserv).
+   */
+  adoptPasswordHash(name: string, hash: string, actor: Actor): Result<UserView> {
+    if (!isCryptHash(hash.replace(/^!/, ""))) return err("invalid_input", `the password hash of ${name} is not crypt $1$, $5$ or $6$: set a password with 'gw user passwd'`);
+    return this.store.transaction((): Result<UserView> => {
+      const record = this.store.getUser(name);
+      if (!record) return notFound(name);
+      this.store.updateUser({ ...record, passwordHash: hash });
+      this.context?.audit.record(actor, "user.update", name, toView(record), { ...toView(record), hasPassword: true, password: hash.startsWith("!") ? "(imported, locked)" : "(imported)" });
+      return ok(toView({ ...record, passwordHash: hash }));
+    });
   }
 
   recordFailure(name: string): void {
@@ -295,6 +359,7 @@ function overridesOfView(view: UserView): UserOverrides {
     ...(view.rateDown !== undefined ? { rateDown: view.rateDown } : {}),
     ...(view.quota ? { quota: view.quota } : {}),
     ...(view.expiresAt ? { expiresAt: view.expiresAt } : {}),
+    ...pickOverrides(view),
   };
 }
 
@@ -308,6 +373,7 @@ function overridesOfDocument(doc: UserDocument): UserOverrides {
     ...(doc.rateDown !== undefined ? { rateDown: doc.rateDown } : {}),
     ...(doc.quota ? { quota: doc.quota } : {}),
     ...(doc.expiresAt ? { expiresAt: doc.expiresAt } : {}),
+    ...pickOverrides(doc),
   };
 }
 
@@ -323,6 +389,7 @@ function toView(record: UserRecord): UserView {
     ...(overrides.rules?.length ? { rules: overrides.rules } : {}),
     ...(overrides.rateUp !== undefined ? { rateUp: overrides.rateUp } : {}),
     ...(overrides.rateDown !== undefined ? { rateDown: overrides.rateDown } : {}),
+    ...pickOverrides(overrides),
     failedLogins: record.failedLogins,
     lastLoginAt: record.lastLoginAt,
     createdAt: record.createdAt,
@@ -330,6 +397,13 @@ function toView(record: UserRecord): UserView {
     ...(overrides.quota ? { quota: overrides.quota } : {}),
     ...(overrides.expiresAt ? { expiresAt: overrides.expiresAt } : {}),
   };
+}
+
+/** The policy override fields that are set, copied from a document or the stored overrides. */
+function pickOverrides(source: Partial<Record<(typeof POLICY_OVERRIDE_KEYS)[number], unknown>>): Partial<UserOverrides> {
+  const picked: Record<string, unknown> = {};
+  for (const key of POLICY_OVERRIDE_KEYS) if (source[key] !== undefined) picked[key] = source[key];
+  return picked as Partial<UserOverrides>;
 }
 
 export function staticAddressOf(overrides: UserOverrides): number | undefined {

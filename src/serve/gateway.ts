@@ -277,6 +277,12 @@ export async function startGateway(config: GatewayConfig, deps: GatewayDeps): Pr
   let management: RunningManagement | undefined;
   usage.enforce({ usage: control.usage, events: control.events, audit: control.audit, limitRates: quotaThrottle(deps.log) });
   const { users, groups } = control;
+  // A group changed into something clients may not apply fully (e.g. past 200 routes): the log says so.
+  cleanups.push(control.events.subscribe((e) => {
+    if (e.type !== "group.created" && e.type !== "group.updated") return;
+    const view = groups.get(e.name);
+    for (const warning of view.ok ? (view.value.warnings ?? []) : []) deps.log(logLine`group ${e.name}: ${warning}`);
+  }));
   const passwordStep = new PasswordStep(users);
   const saml = setupSaml(config, samlIdpCert.value, { findUser: (name) => store.getUser(name), groupExists: (name) => groups.get(name).ok, now, log: deps.log });
   const flow = new LoginFlow({
@@ -288,6 +294,7 @@ export async function startGateway(config: GatewayConfig, deps: GatewayDeps): Pr
     reserveAddress: (address) => pool.leaseExact(address),
     defaultMaxSessionsPerUser: () => config.maxSessionsPerUser,
     defaultRates: () => ({ rateUp: config.defaultRateUp, rateDown: config.defaultRateDown }),
+    groupDefaults: () => config.groupDefaults ?? {},
     maxSessions: sessionCap,
     draining: () => drain.active(),
     accountCheck: (user) => usage.refusal(user),

@@ -52,7 +52,7 @@ export function decideConnect(
   const live = plane.sessions.userLimitReached(session);
   if (live !== undefined) {
     // 503, not 401: the cookie stays good and openconnect retries a reconnect (docs/protocol.md §5.2).
-    return refuse(503, "Service Unavailable", `user ${session.user} already has ${live} connected session(s), the most allowed: disconnect one first`);
+    return refuse(503, "Service Unavailable", `this user already has ${live} connected session(s), the most allowed: disconnect one first`);
   }
   if (session.address === undefined) {
     // A static or hinted address is honoured when free; the lease then stays with the session.

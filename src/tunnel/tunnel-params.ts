@@ -74,6 +74,8 @@ export function cstpHeaders(p: TunnelParams): [string, string][] {
   for (const dns of p.policy.dns) h.push(["X-CSTP-DNS", dns]);
   if (v6) for (const dns of p.policy.dns6 ?? []) h.push([v6.dnsHeader, dns]);
   if (p.policy.defaultDomain) h.push(["X-CSTP-Default-Domain", p.policy.defaultDomain]);
+  // One header per domain, as ocserv sends split-dns; openconnect joins them into CISCO_SPLIT_DNS.
+  for (const domain of p.policy.splitDns ?? []) h.push(["X-CSTP-Split-DNS", domain]);
   for (const r of p.policy.routes) h.push(["X-CSTP-Split-Include", formatCidrDottedMask(r)]);
   if (v6) for (const r of p.policy.routes6 ?? []) h.push(["X-CSTP-Split-Include-IP6", formatIpv6Cidr(r)]);
   for (const r of p.policy.excludeRoutes) h.push(["X-CSTP-Split-Exclude", formatCidrDottedMask(r)]);

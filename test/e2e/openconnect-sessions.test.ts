@@ -95,7 +95,7 @@ for (const variant of variants) {
       // The detached session is checked against the limit again when it comes back.
       const back = startWithCookie(topology, procs, { cookie, pin: gw.pin, stateDir: stateDir("back"), interface: "ocs4", flags: ["--no-dtls"] });
       expect(await back.exited).not.toBe(0);
-      expect(back.stderr() + back.stdout()).toContain("user sam already has 1 connected session(s), the most allowed: disconnect one first");
+      expect(back.stderr() + back.stdout()).toContain("this user already has 1 connected session(s), the most allowed: disconnect one first");
       expect(again.child.exitCode).toBeNull();
 
       again.child.kill("SIGINT");

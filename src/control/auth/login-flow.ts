@@ -1,6 +1,6 @@
 import { RateLimitedLog } from "../rate-limited-log.ts";
 import type { UserRecord } from "../../store/records.ts";
-import { effectivePolicy, type DefaultRates } from "../effective-policy.ts";
+import { effectivePolicy, type DefaultRates, type GroupDefaults } from "../effective-policy.ts";
 import { compilePolicy, emptyPolicy, policyHash, type GroupPolicy } from "../group-policy.ts";
 import type { EventBus } from "../events.ts";
 import type { GroupService } from "../groups.ts";
@@ -56,6 +56,8 @@ export interface LoginFlowOptions {
   defaultMaxSessionsPerUser?(): number;
   /** Rate limits for sessions whose user and group set none (live settings defaultRateUp/defaultRateDown). */
   defaultRates?(): DefaultRates;
+  /** What a group leaves out (the settings' groupDefaults, a live setting); absent: nothing. */
+  groupDefaults?(): GroupDefaults;
   contextTtlMs?: number;
   maxContexts?: number;
 }
@@ -232,17 +234,18 @@ export class LoginFlow {
       this.full.say(logLine`login refused: the gateway holds ${this.o.sessions.size} sessions, its cap (maxSessions ${cap})`);
       return refused;
     }
+    // The gateway's defaults under the group's policy under the user's overrides (ocserv's config-per-user),
+    // the user's rules after the group's, rates user > group > default; a static address is handed to the session.
+    const overrides = this.o.users.overridesOf(user);
+    const policy: GroupPolicy = effectivePolicy(group.policy, overrides, { ...this.o.defaultRates?.(), group: this.o.groupDefaults?.() });
     // Detached sessions (a crashed client) do not count; they are checked again when they come back.
     const live = this.o.sessions.liveCountOf(user.name);
-    const limit = group.policy.maxSessionsPerUser ?? this.o.defaultMaxSessionsPerUser?.() ?? 0;
+    const limit = policy.maxSessionsPerUser ?? this.o.defaultMaxSessionsPerUser?.() ?? 0;
     if (limit > 0 && live >= limit) {
-      const whose = group.policy.maxSessionsPerUser !== undefined ? `group ${group.name}` : "this gateway";
+      const whose = overrides.maxSessionsPerUser !== undefined ? "your account" : group.policy.maxSessionsPerUser !== undefined ? `group ${group.name}` : "this gateway";
       const message = `You already have ${live} session(s), the most ${whose} allows: disconnect one first.`;
       return this.failures.refuse({ reason: "too_many_sessions", message }, request.client, context);
     }
-    // Per-user overrides: routes and rules added to the group's, rates over the group's; a static address is handed to the session.
-    const overrides = this.o.users.overridesOf(user);
-    const policy = effectivePolicy(group.policy, overrides, this.o.defaultRates?.());
     const staticAddress = staticAddressOf(overrides);
     if (staticAddress !== undefined && this.o.reserveAddress && !this.o.reserveAddress(staticAddress)) {
       const message = `Your fixed address ${overrides.staticAddress} is in use or outside the address pool: contact your administrator.`;

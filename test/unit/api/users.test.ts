@@ -17,7 +17,7 @@ describe("API /api/v1/users", () => {
 
   test("validation failures name every offending path and change nothing", async () => {
     const f = apiFixture();
-    const bad = await f.request("POST", "/api/v1/users", { name: "bad name", groups: "staff", disabled: "no", extra: 1 });
+    const bad = await f.request("POST", "/api/v1/users", { name: "bad\tname", groups: "staff", disabled: "no", extra: 1 });
     expect(bad.status).toBe(400);
     expect(bad.body.error.code).toBe("invalid_input");
     expect(paths(bad.body).sort()).toEqual(["disabled", "extra", "groups", "name"]);

@@ -10,6 +10,7 @@ export function exampleValue(row: SettingRow): unknown {
   const kind = valueKind(row.schema);
   if (kind === "boolean") return !defaultOf(row);
   if (kind === "integer") return Number(row.example);
+  if (kind === "json") return row.schema.parse(JSON.parse(row.example!));
   // Text that the schema turns into another value (a rate: "20mbit" is 20000000) stands for that value.
   return row.schema.parse(row.example);
 }

@@ -59,7 +59,7 @@ describe("CONNECT: the user's session limit counts live sessions (ocserv's max-s
     expect(back.kind).toBe("refuse");
     if (back.kind === "refuse") {
       expect(back.response.status).toBe(503);
-      expect(new Map(back.response.headers).get("X-Reason")).toBe("user alice already has 1 connected session(s), the most allowed: disconnect one first");
+      expect(new Map(back.response.headers).get("X-Reason")).toBe("this user already has 1 connected session(s), the most allowed: disconnect one first");
     }
     expect(first.session.ended).toBe(false); // refused, not ended: it may come back later
   });
