@@ -9,7 +9,6 @@ import { AUDIT_PAGE, AuditPage } from "./pages/audit.tsx";
 import { BansPage } from "./pages/bans.tsx";
 import { ConnectionsPage, matchesFilter } from "./pages/connections.tsx";
 import { DashboardPage, warningsOf } from "./pages/dashboard.tsx";
-import { GroupsPage } from "./pages/groups.tsx";
 import { TokensPage } from "./pages/tokens.tsx";
 import { RecentEvents } from "./recent-events.ts";
 import { securityHeaders } from "./security-headers.ts";
@@ -18,6 +17,7 @@ import { signInRoutes } from "./sign-in.tsx";
 import type { UiEnv } from "./ui-env.ts";
 import { DEFAULT_SESSION_LIMITS, UiSessions, type UiSessionLimits } from "./ui-sessions.ts";
 import { userRoutes } from "./user-routes.tsx";
+import { groupRoutes } from "./group-routes.tsx";
 
 export interface UiOptions {
   now?: () => number;
@@ -82,7 +82,7 @@ export function createUiApp(control: ControlPlane, o: UiOptions = {}): Hono<UiEn
     return c.redirect("/ui/connections", 303);
   });
   app.route("/", userRoutes);
-  app.get("/groups", (c) => c.html(<GroupsPage session={c.var.session} groups={control.groups.list()} />));
+  app.route("/", groupRoutes);
   app.get("/tokens", (c) => c.html(<TokensPage session={c.var.session} tokens={control.tokens.list()} />));
   app.get("/bans", (c) => c.html(<BansPage session={c.var.session} bans={control.bans.list()} />));
   app.get("/audit", (c) => {
