@@ -5,11 +5,8 @@ import type { ControlPlane } from "../control/control-plane.ts";
 import { logLine, type Log } from "../log/log-line.ts";
 import { assetsByPath } from "./assets.ts";
 import { liveRoutes } from "./live.tsx";
-import { AUDIT_PAGE, AuditPage } from "./pages/audit.tsx";
-import { BansPage } from "./pages/bans.tsx";
 import { ConnectionsPage, matchesFilter } from "./pages/connections.tsx";
 import { DashboardPage, warningsOf } from "./pages/dashboard.tsx";
-import { TokensPage } from "./pages/tokens.tsx";
 import { RecentEvents } from "./recent-events.ts";
 import { securityHeaders } from "./security-headers.ts";
 import { actorOf, requireSession } from "./session-guard.ts";
@@ -18,6 +15,11 @@ import type { UiEnv } from "./ui-env.ts";
 import { DEFAULT_SESSION_LIMITS, UiSessions, type UiSessionLimits } from "./ui-sessions.ts";
 import { userRoutes } from "./user-routes.tsx";
 import { groupRoutes } from "./group-routes.tsx";
+import { tokenRoutes } from "./token-routes.tsx";
+import { banRoutes } from "./ban-routes.tsx";
+import { adminRoutes } from "./admin-routes.tsx";
+import { settingsRoutes } from "./settings-routes.tsx";
+import { auditRoutes } from "./audit-routes.tsx";
 
 export interface UiOptions {
   now?: () => number;
@@ -83,12 +85,11 @@ export function createUiApp(control: ControlPlane, o: UiOptions = {}): Hono<UiEn
   });
   app.route("/", userRoutes);
   app.route("/", groupRoutes);
-  app.get("/tokens", (c) => c.html(<TokensPage session={c.var.session} tokens={control.tokens.list()} />));
-  app.get("/bans", (c) => c.html(<BansPage session={c.var.session} bans={control.bans.list()} />));
-  app.get("/audit", (c) => {
-    const after = Math.max(0, Number.parseInt(c.req.query("after") ?? "0", 10) || 0);
-    return c.html(<AuditPage session={c.var.session} entries={control.audit.list(after, AUDIT_PAGE)} after={after} />);
-  });
+  app.route("/", tokenRoutes);
+  app.route("/", banRoutes);
+  app.route("/", adminRoutes);
+  app.route("/", settingsRoutes);
+  app.route("/", auditRoutes);
   app.notFound((c) => c.text(`No page ${c.req.path}.`, 404));
   return app;
 }
