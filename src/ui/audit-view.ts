@@ -55,3 +55,22 @@ export function diffOf(before: unknown, after: unknown): FieldChange[] {
   const keys = [...new Set([...Object.keys(b), ...Object.keys(a)])];
   return keys.filter((k) => JSON.stringify(b[k]) !== JSON.stringify(a[k])).map((k) => ({ field: k, before: b[k], after: a[k] }));
 }
+
+/** The newest `n` entries about one target (exact name), newest first; scans at most MAX_SCANNED entries from the oldest. */
+export function recentAuditFor(log: AuditLog, target: string, n: number): AuditEntry[] {
+  const found: AuditEntry[] = [];
+  let cursor = 0;
+  for (let scanned = 0; scanned < MAX_SCANNED; ) {
+    const batch = log.list(cursor, BATCH);
+    for (const e of batch) {
+      if (e.target === target) {
+        found.push(e);
+        if (found.length > n) found.shift();
+      }
+    }
+    if (batch.length < BATCH) break;
+    cursor = batch.at(-1)!.id;
+    scanned += batch.length;
+  }
+  return found.reverse();
+}

@@ -6,7 +6,9 @@ import { logLine, type Log } from "../log/log-line.ts";
 import { assetsByPath } from "./assets.ts";
 import { liveRoutes } from "./live.tsx";
 import { ConnectionsPage, matchesFilter } from "./pages/connections.tsx";
-import { DashboardPage, warningsOf } from "./pages/dashboard.tsx";
+import { DashboardPage, warningsOf, type HostFinding } from "./pages/dashboard.tsx";
+import { LoginHistory } from "./login-history.ts";
+import { parseSort, sortConnections } from "./connection-rates.ts";
 import { RecentEvents } from "./recent-events.ts";
 import { securityHeaders } from "./security-headers.ts";
 import { actorOf, requireSession } from "./session-guard.ts";
@@ -28,6 +30,8 @@ export interface UiOptions {
   liveIntervalMs?: number;
   /** The server certificate's notAfter (ms), for the dashboard's warning. */
   certificateExpiresAt?: number;
+  /** Host checks worth a dashboard warning (IP forwarding), run at each dashboard load. */
+  hostChecks?: () => HostFinding[];
   log?: Log;
 }
 
@@ -43,6 +47,7 @@ export function createUiApp(control: ControlPlane, o: UiOptions = {}): Hono<UiEn
   const now = o.now ?? Date.now;
   const sessions = new UiSessions(now, o.sessionLimits ?? DEFAULT_SESSION_LIMITS);
   const recent = new RecentEvents(control.events);
+  const logins = new LoginHistory(control.events, now);
   const app = new Hono<UiEnv>().basePath("/ui");
 
   app.onError((e, c) => {
@@ -68,15 +73,16 @@ export function createUiApp(control: ControlPlane, o: UiOptions = {}): Hono<UiEn
   app.use("*", requireSession);
   app.get("/", (c) => {
     const status = control.status();
-    return c.html(<DashboardPage session={c.var.session} status={status} events={recent.list()} warnings={warningsOf(status, now(), o.certificateExpiresAt)} />);
+    return c.html(<DashboardPage session={c.var.session} status={status} events={recent.list()} warnings={warningsOf(status, now(), o.certificateExpiresAt, o.hostChecks?.() ?? [])} logins={logins.lastHour()} />);
   });
-  app.route("/", liveRoutes(o.liveIntervalMs ?? 1000));
+  app.route("/", liveRoutes(o.liveIntervalMs ?? 1000, logins));
   app.get("/connections", (c) => {
     const q = (c.req.query("q") ?? "").slice(0, 64);
-    const connections = control.connections.list({ limit: 1000, offset: 0 }).items.filter((conn) => matchesFilter(conn, q));
+    const sort = parseSort(c.req.query("sort"), c.req.query("dir"));
+    const connections = sortConnections(control.connections.list({ limit: 1000, offset: 0 }).items.filter((conn) => matchesFilter(conn, q)), sort, new Map());
     const notice = c.var.session.flash;
     c.var.session.flash = undefined;
-    return c.html(<ConnectionsPage session={c.var.session} connections={connections} q={q} notice={notice} />);
+    return c.html(<ConnectionsPage session={c.var.session} connections={connections} q={q} sort={sort} notice={notice} />);
   });
   app.post("/connections/:id/kill", (c) => {
     const killed = control.connections.kill(c.req.param("id"), actorOf(c.var.session));
