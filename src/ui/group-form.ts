@@ -77,7 +77,7 @@ export function valuesOfForm(body: Record<string, unknown>): GroupFormValues {
 }
 
 /** A row the operator left empty (the spare rows the form offers): not a rule. */
-const isBlank = (row: RuleRow) => row.to.trim() === "" && row.ports.trim() === "" && row.description.trim() === "";
+export const isBlankRule = (row: RuleRow) => row.to.trim() === "" && row.ports.trim() === "" && row.description.trim() === "";
 
 export interface PolicyPatch {
   patch: Record<string, unknown>;
@@ -99,7 +99,7 @@ export function patchOfValues(v: GroupFormValues): PolicyPatch {
   else {
     const rules: Record<string, unknown>[] = [];
     v.rules.forEach((row, index) => {
-      if (isBlank(row)) return;
+      if (isBlankRule(row)) return;
       ruleRows.push(index);
       rules.push({
         action: row.action,

@@ -131,7 +131,6 @@ export function DashboardPage(props: { session: UiSession; status: Status; event
             <tr><th scope="row">TUN device</th><td>{status.tun ? `${status.tun.name} (${status.tun.state})` : "—"}</td></tr>
             <tr><th scope="row">Address pool</th><td>{status.pool ? `${status.pool.cidr}: ${status.pool.used} of ${status.pool.capacity} in use` : "—"}</td></tr>
             <tr><th scope="row">Users / groups</th><td>{`${status.users} / ${status.groups}`}</td></tr>
-            <tr><th scope="row">Drops by reason</th><td>{Object.entries(status.drops).map(([k, v]) => `${k}: ${v}`).join(", ") || "none"}</td></tr>
           </tbody>
         </table>
       </section>

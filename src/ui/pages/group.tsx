@@ -3,7 +3,7 @@ import type { Child } from "hono/jsx";
 import type { GroupView } from "../../control/groups.ts";
 import { protocols } from "../../firewall/rule.ts";
 import type { TraceResult } from "../../firewall/trace.ts";
-import { blankRule, type GroupFormValues } from "../group-form.ts";
+import { blankRule, isBlankRule, type GroupFormValues } from "../group-form.ts";
 import type { TraceForm } from "../group-trace.ts";
 import { ActionButton, CsrfField, Page } from "../layout.tsx";
 import type { UiSession } from "../ui-sessions.ts";
@@ -124,6 +124,8 @@ export function GroupPage(props: GroupPageProps) {
   const { session, group, values, errors } = props;
   const canChange = session.principal.role === "admin";
   const rows = [...values.rules];
+  // A refused form comes back with the spare rows it was sent: drop the empty ones at the end before adding fresh spares.
+  while (rows.length > 0 && isBlankRule(rows.at(-1)!)) rows.pop();
   if (canChange) for (let i = 0; i < SPARE_RULES; i++) rows.push(blankRule());
   const general = errors?.get("");
   const problems = errors ? [...errors.values()].reduce((n, l) => n + l.length, 0) : 0;
