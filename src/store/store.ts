@@ -7,6 +7,9 @@ import type { AdminRecord, ApiTokenRecord, AuditRecord, GroupRecord, NewAuditRec
 export interface Store {
   getUser(name: string): UserRecord | undefined;
   listUsers(): UserRecord[];
+  /** How many users and groups there are (status): one query each, not a list. */
+  countUsers(): number;
+  countGroups(): number;
   insertUser(user: UserRecord): void;
   updateUser(user: UserRecord): void;
   deleteUser(name: string): boolean;
