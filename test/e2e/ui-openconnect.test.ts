@@ -165,16 +165,34 @@ describe.skipIf(!e2eAvailable() || !existsSync(CHROMIUM))("web UI with real open
     await shot(page, "6-group-trace");
   }, 30_000);
 
-  test("every page renders without console errors, at desktop and phone width", async () => {
-    for (const path of PAGES) {
-      await page.goto(`${UI}${path}`);
-      await page.locator("h1").waitFor();
+  test("every page renders without console errors, every field has a label, and nothing overflows at desktop or phone width", async () => {
+    const unlabelled = () =>
+      page.evaluate(() =>
+        [...document.querySelectorAll("input:not([type=hidden]), select, textarea")]
+          .filter((el) => !(el as HTMLInputElement).labels?.length && !el.getAttribute("aria-label"))
+          .map((el) => `${el.tagName} ${el.getAttribute("name")}`),
+      );
+    const overflow = () => page.evaluate(() => document.documentElement.scrollWidth - window.innerWidth);
+    for (const width of [1280, 390]) {
+      await page.setViewportSize({ width, height: width === 1280 ? 800 : 844 });
+      for (const path of PAGES) {
+        await page.goto(`${UI}${path}`);
+        await page.locator("h1").waitFor();
+        expect(await unlabelled(), path).toEqual([]);
+        expect(await overflow(), `${path} at ${width} px`).toBeLessThanOrEqual(0);
+      }
     }
-    await page.setViewportSize({ width: 390, height: 844 });
     for (const path of ["", "/connections", "/groups/staff"]) {
       await page.goto(`${UI}${path}`);
       await shot(page, `7-phone${path.replace(/\//g, "-") || "-dashboard"}`);
     }
+    // Keyboard: the first Tab reaches "Skip to content", the next the navigation.
+    await page.setViewportSize({ width: 1280, height: 800 });
+    await page.goto(`${UI}/users`);
+    await page.keyboard.press("Tab");
+    expect(await page.evaluate(() => document.activeElement?.textContent)).toBe("Skip to content");
+    await page.keyboard.press("Tab");
+    expect(await page.evaluate(() => document.activeElement?.textContent)).toBe("Dashboard");
     await page.setViewportSize({ width: 1280, height: 800 });
     expect(problems).toEqual([]);
   }, 60_000);

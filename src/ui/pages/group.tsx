@@ -193,6 +193,7 @@ export function GroupPage(props: GroupPageProps) {
               </label>
             </div>
             <FieldErrors name="rules" errors={errors} />
+            <div class="scroll-x">
             <table class="rules">
               <caption class="muted">Deny wins over allow; the first matching rule is named in traces. Rows left empty are ignored.</caption>
               <thead>
@@ -212,6 +213,7 @@ export function GroupPage(props: GroupPageProps) {
                 ))}
               </tbody>
             </table>
+            </div>
           </fieldset>
         </fieldset>
         {canChange && <button type="submit">Save group</button>}
