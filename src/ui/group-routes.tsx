@@ -8,14 +8,9 @@ import { GroupsPage } from "./pages/groups.tsx";
 import { actorOf } from "./session-guard.ts";
 import type { UiEnv } from "./ui-env.ts";
 import { problemsOf } from "./problems.ts";
+import { formField, takeFlash } from "./flash.ts";
 
 type C = Context<UiEnv>;
-
-function takeFlash(c: C): string | undefined {
-  const notice = c.var.session.flash;
-  c.var.session.flash = undefined;
-  return notice;
-}
 
 function renderList(c: C, error?: GwError) {
   return c.html(<GroupsPage session={c.var.session} groups={c.var.control.groups.list()} notice={takeFlash(c)} error={error ? problemsOf(error) : undefined} />);
@@ -33,12 +28,10 @@ function renderGroup(c: C, name: string, form?: { values: GroupFormValues; error
   if (q.peer === undefined) return c.html(<GroupPage {...props} />);
   const traceForm = { peer: q.peer ?? "", proto: q.proto ?? "tcp", port: q.port ?? "", direction: q.direction ?? "outbound" };
   const query = traceQuerySchema.safeParse(traceForm);
-  if (!query.success) return c.html(<GroupPage {...props} traceForm={traceForm as never} traceError={query.error.issues.map((i) => `${i.path.join(".") || "query"}: ${i.message}`).join("; ")} />);
+  if (!query.success) return c.html(<GroupPage {...props} traceForm={traceForm} traceError={query.error.issues.map((i) => `${i.path.join(".") || "query"}: ${i.message}`).join("; ")} />);
   const result = traceGroup(group.value.policy, query.data, c.var.control.status().pool?.cidr);
-  return c.html(<GroupPage {...props} traceForm={traceForm as never} traceResult={result} />);
+  return c.html(<GroupPage {...props} traceForm={traceForm} traceResult={result} />);
 }
-
-const field = (body: Record<string, unknown>, name: string) => (typeof body[name] === "string" ? (body[name] as string) : "");
 
 /**
  * Groups: list, create, the whole policy as one form, delete, and the policy trace. Changes go
@@ -49,7 +42,7 @@ const field = (body: Record<string, unknown>, name: string) => (typeof body[name
 export const groupRoutes = new Hono<UiEnv>()
   .get("/groups", (c) => renderList(c))
   .post("/groups", async (c) => {
-    const name = field(await c.req.parseBody(), "name").trim();
+    const name = formField(await c.req.parseBody(), "name").trim();
     const created = c.var.control.groups.add(name, {}, actorOf(c.var.session));
     if (!created.ok) return renderList(c, created.error);
     c.var.session.flash = `Group ${name} created: set its policy below.`;

@@ -18,7 +18,8 @@ export const traceQuerySchema = z.object({
     .pipe(z.number().int().min(1, "a port is 1-65535").max(65535, "a port is 1-65535").optional()),
   direction: z.enum(["outbound", "inbound"]).default("outbound"),
 });
-export type TraceForm = z.input<typeof traceQuerySchema>;
+/** The trace box's fields as typed (shown back with the answer). */
+export type TraceForm = Record<"peer" | "proto" | "port" | "direction", string>;
 
 /**
  * Which of the group's rules decides a packet, from the stored policy compiled as the data path

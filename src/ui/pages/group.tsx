@@ -235,7 +235,7 @@ export function GroupPage(props: GroupPageProps) {
 
 /** "Can a member reach 198.51.100.10 tcp/22?": a GET form, so it works for read-only accounts too. */
 function TraceBox(props: GroupPageProps) {
-  const q = props.traceForm ?? { peer: "", proto: "tcp", port: "" };
+  const q = props.traceForm ?? { peer: "", proto: "tcp", port: "", direction: "outbound" };
   const r = props.traceResult;
   return (
     <section class="panel" aria-labelledby="trace-title">
@@ -258,13 +258,13 @@ function TraceBox(props: GroupPageProps) {
         </label>
         <label for="t-port">
           Port
-          <input id="t-port" name="port" value={q.port ?? ""} inputmode="numeric" autocomplete="off" />
+          <input id="t-port" name="port" value={q.port} inputmode="numeric" autocomplete="off" />
         </label>
         <label for="t-direction">
           Direction
           <select id="t-direction" name="direction">
             {(["outbound", "inbound"] as const).map((d) => (
-              <option value={d} selected={d === (q.direction ?? "outbound")}>
+              <option value={d} selected={d === q.direction}>
                 {d}
               </option>
             ))}
