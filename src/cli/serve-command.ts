@@ -13,6 +13,7 @@ import { createLogSink } from "../log/log-sink.ts";
 import { runtime } from "../runtime/current.ts";
 import { startGateway } from "../serve/gateway.ts";
 import { takeDataDir } from "../serve/take-data-dir.ts";
+import { describeFirstAdmin } from "../control/first-admin.ts";
 import { rejectUnknownOptions, UsageError } from "./args.ts";
 import { dataDirFrom } from "./data-dir-arg.ts";
 
@@ -62,6 +63,7 @@ export const serveCommand = defineCommand({
     if (gateway.adminToken) {
       console.log(`admin API token (shown once; store it now): ${gateway.adminToken}`);
     }
+    if (gateway.firstAdmin) console.log(describeFirstAdmin(gateway.firstAdmin, `${gateway.api.url}/ui`));
     console.log(`management API: ${gateway.api.url} (gw --url ${gateway.api.url} --pin ${gateway.pin})`);
     console.log(`management API listens on: ${gateway.api.described}`);
     console.log(`web UI: ${gateway.api.url}/ui (in a browser; sign in with an admin account or an API token)`);

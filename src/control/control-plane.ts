@@ -197,8 +197,8 @@ export class ControlPlane {
       tun: rt?.tun() ?? null,
       drops: rt ? Object.fromEntries(rt.drops.byReason) : {},
       front: rt?.front() ?? null,
-      users: this.store.listUsers().length,
-      groups: this.store.listGroups().length,
+      users: this.store.countUsers(),
+      groups: this.store.countGroups(),
     };
   }
 }

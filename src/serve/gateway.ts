@@ -2,6 +2,7 @@ import { join, resolve } from "node:path";
 import type { Server, TLSSocket } from "node:tls";
 import type { GatewayConfig } from "../config/gateway-config.ts";
 import { ensureAdminToken } from "../control/api-tokens.ts";
+import { ensureFirstAdmin, type FirstAdmin } from "../control/first-admin.ts";
 import { AuthStats } from "../control/auth/auth-stats.ts";
 import { LoginFlow } from "../control/auth/login-flow.ts";
 import { PasswordStep } from "../control/auth/password-step.ts";
@@ -100,6 +101,8 @@ export interface RunningGateway {
   pin: string;
   /** Set on the first start only: the admin API token, to print once. */
   adminToken?: string;
+  /** Set when the data directory had no admin account: the web UI's first admin, to print once. */
+  firstAdmin?: FirstAdmin;
   address: { host: string; port: number };
   plane: DataPlane;
   control: ControlPlane;
@@ -380,6 +383,7 @@ export async function startGateway(config: GatewayConfig, deps: GatewayDeps): Pr
     deps.log(logLine`maxSessions ${config.maxSessions} needs a higher open-file limit than ${budget.limit}: see gw doctor`);
   }
   const adminToken = ensureAdminToken(store, now());
+  const firstAdmin = await ensureFirstAdmin(control.admins);
   const gatewayAddress = formatIpv4(pool.gatewayAddress);
   const { prefixLength } = poolCidr.value;
   const poolText = pool6 ? `${formatCidr(poolCidr.value)} and ${formatIpv6Cidr(pool6.cidr)} (tun ${formatIpv6(pool6.gatewayAddress)})` : formatCidr(poolCidr.value);
@@ -396,6 +400,7 @@ export async function startGateway(config: GatewayConfig, deps: GatewayDeps): Pr
       return pin;
     },
     adminToken,
+    firstAdmin,
     address: { host: config.listen, port: config.port },
     plane,
     control,

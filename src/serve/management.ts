@@ -8,6 +8,7 @@ import { localUrl, removeApiDiscovery, writeApiDiscovery } from "./api-discovery
 import { logLine, type Log } from "../log/log-line.ts";
 import { certificateExpiry } from "../pki/pin.ts";
 import { createUiApp } from "../ui/ui-app.tsx";
+import { checkForwarding } from "../doctor/host-checks.ts";
 import { withUi } from "../ui/mount.ts";
 
 export interface ManagementOptions {
@@ -48,7 +49,7 @@ export function startManagement(o: ManagementOptions): Result<RunningManagement>
   // A wildcard already covers the tunnel address (and a second bind on the port would fail).
   const onTunnel = o.config.apiOnTunnel && !WILDCARDS.has(where.host) && where.host !== o.tunnelAddress;
   const app = createApiApp(o.control, { log: o.log });
-  const ui = createUiApp(o.control, { log: o.log, certificateExpiresAt: certificateExpiry(o.certPem).getTime() });
+  const ui = createUiApp(o.control, { log: o.log, certificateExpiresAt: certificateExpiry(o.certPem).getTime(), hostChecks: () => [checkForwarding()] });
   const fetch = withUi((request) => app.fetch(request), (request, client) => ui.fetch(request, client));
   const listen = (host: string, port: number) => o.serveHttps({ host, port, certPem: o.certPem, keyPem: o.keyPem, fetch });
   const first = listen(where.host, where.port);

@@ -61,7 +61,23 @@ class SqliteStore implements Store {
   }
 
   listUsers(): UserRecord[] {
-    return (this.db.prepare(`${USER_SELECT} ORDER BY name`).all() as Row[]).map((r) => this.userFromRow(r));
+    // Every membership in one query (not one per user): the users page lists them all.
+    const groupsOf = new Map<string, string[]>();
+    for (const g of this.db.prepare("SELECT user_name, group_name FROM user_groups ORDER BY user_name, position").all() as Row[]) {
+      const name = String(g.user_name);
+      const list = groupsOf.get(name);
+      if (list) list.push(String(g.group_name));
+      else groupsOf.set(name, [String(g.group_name)]);
+    }
+    return (this.db.prepare(`${USER_SELECT} ORDER BY name`).all() as Row[]).map((r) => this.userFromRow(r, groupsOf.get(String(r.name)) ?? []));
+  }
+
+  countUsers(): number {
+    return Number((this.db.prepare("SELECT COUNT(*) AS n FROM users").get() as Row).n);
+  }
+
+  countGroups(): number {
+    return Number((this.db.prepare("SELECT COUNT(*) AS n FROM groups").get() as Row).n);
   }
 
   insertUser(user: UserRecord): void {
@@ -256,15 +272,15 @@ class SqliteStore implements Store {
     user.groups.forEach((group, position) => insert.run(user.name, group, position));
   }
 
-  private userFromRow(row: Row): UserRecord {
-    const groups = this.db
-      .prepare("SELECT group_name FROM user_groups WHERE user_name = ? ORDER BY position")
-      .all(String(row.name)) as Row[];
+  /** groups: the user's memberships in order, when the caller read them already (listUsers). */
+  private userFromRow(row: Row, groups?: string[]): UserRecord {
     return {
       name: String(row.name),
       passwordHash: String(row.password_hash),
       disabled: Number(row.disabled) === 1,
-      groups: groups.map((g) => String(g.group_name)),
+      groups:
+        groups ??
+        (this.db.prepare("SELECT group_name FROM user_groups WHERE user_name = ? ORDER BY position").all(String(row.name)) as Row[]).map((g) => String(g.group_name)),
       failedLogins: Number(row.failed_logins),
       lastLoginAt: row.last_login_at === null ? null : Number(row.last_login_at),
       createdAt: Number(row.created_at),

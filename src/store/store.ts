@@ -8,6 +8,9 @@ import type { UsageStore } from "./usage-records.ts";
 export interface Store {
   getUser(name: string): UserRecord | undefined;
   listUsers(): UserRecord[];
+  /** How many users and groups there are (status): one query each, not a list. */
+  countUsers(): number;
+  countGroups(): number;
   insertUser(user: UserRecord): void;
   updateUser(user: UserRecord): void;
   deleteUser(name: string): boolean;

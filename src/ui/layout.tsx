@@ -14,6 +14,8 @@ const NAV = [
   ["/ui/groups", "Groups"],
   ["/ui/tokens", "Tokens"],
   ["/ui/bans", "Bans"],
+  ["/ui/admins", "Admins"],
+  ["/ui/settings", "Settings"],
   ["/ui/audit", "Audit"],
 ] as const;
 

@@ -5,12 +5,10 @@ import type { ControlPlane } from "../control/control-plane.ts";
 import { logLine, type Log } from "../log/log-line.ts";
 import { assetsByPath } from "./assets.ts";
 import { liveRoutes } from "./live.tsx";
-import { AUDIT_PAGE, AuditPage } from "./pages/audit.tsx";
-import { BansPage } from "./pages/bans.tsx";
 import { ConnectionsPage, matchesFilter } from "./pages/connections.tsx";
-import { DashboardPage, warningsOf } from "./pages/dashboard.tsx";
-import { GroupsPage } from "./pages/groups.tsx";
-import { TokensPage } from "./pages/tokens.tsx";
+import { DashboardPage, warningsOf, type HostFinding } from "./pages/dashboard.tsx";
+import { LoginHistory } from "./login-history.ts";
+import { parseSort, sortConnections } from "./connection-rates.ts";
 import { RecentEvents } from "./recent-events.ts";
 import { securityHeaders } from "./security-headers.ts";
 import { actorOf, requireSession } from "./session-guard.ts";
@@ -18,6 +16,12 @@ import { signInRoutes } from "./sign-in.tsx";
 import type { UiEnv } from "./ui-env.ts";
 import { DEFAULT_SESSION_LIMITS, UiSessions, type UiSessionLimits } from "./ui-sessions.ts";
 import { userRoutes } from "./user-routes.tsx";
+import { groupRoutes } from "./group-routes.tsx";
+import { tokenRoutes } from "./token-routes.tsx";
+import { banRoutes } from "./ban-routes.tsx";
+import { adminRoutes } from "./admin-routes.tsx";
+import { settingsRoutes } from "./settings-routes.tsx";
+import { auditRoutes } from "./audit-routes.tsx";
 
 export interface UiOptions {
   now?: () => number;
@@ -26,6 +30,8 @@ export interface UiOptions {
   liveIntervalMs?: number;
   /** The server certificate's notAfter (ms), for the dashboard's warning. */
   certificateExpiresAt?: number;
+  /** Host checks worth a dashboard warning (IP forwarding), run at each dashboard load. */
+  hostChecks?: () => HostFinding[];
   log?: Log;
 }
 
@@ -41,6 +47,7 @@ export function createUiApp(control: ControlPlane, o: UiOptions = {}): Hono<UiEn
   const now = o.now ?? Date.now;
   const sessions = new UiSessions(now, o.sessionLimits ?? DEFAULT_SESSION_LIMITS);
   const recent = new RecentEvents(control.events);
+  const logins = new LoginHistory(control.events, now);
   const app = new Hono<UiEnv>().basePath("/ui");
 
   app.onError((e, c) => {
@@ -66,15 +73,16 @@ export function createUiApp(control: ControlPlane, o: UiOptions = {}): Hono<UiEn
   app.use("*", requireSession);
   app.get("/", (c) => {
     const status = control.status();
-    return c.html(<DashboardPage session={c.var.session} status={status} events={recent.list()} warnings={warningsOf(status, now(), o.certificateExpiresAt)} />);
+    return c.html(<DashboardPage session={c.var.session} status={status} events={recent.list()} warnings={warningsOf(status, now(), o.certificateExpiresAt, o.hostChecks?.() ?? [])} logins={logins.lastHour()} />);
   });
-  app.route("/", liveRoutes(o.liveIntervalMs ?? 1000));
+  app.route("/", liveRoutes(o.liveIntervalMs ?? 1000, logins));
   app.get("/connections", (c) => {
     const q = (c.req.query("q") ?? "").slice(0, 64);
-    const connections = control.connections.list({ limit: 1000, offset: 0 }).items.filter((conn) => matchesFilter(conn, q));
+    const sort = parseSort(c.req.query("sort"), c.req.query("dir"));
+    const connections = sortConnections(control.connections.list({ limit: 1000, offset: 0 }).items.filter((conn) => matchesFilter(conn, q)), sort, new Map());
     const notice = c.var.session.flash;
     c.var.session.flash = undefined;
-    return c.html(<ConnectionsPage session={c.var.session} connections={connections} q={q} notice={notice} />);
+    return c.html(<ConnectionsPage session={c.var.session} connections={connections} q={q} sort={sort} notice={notice} />);
   });
   app.post("/connections/:id/kill", (c) => {
     const killed = control.connections.kill(c.req.param("id"), actorOf(c.var.session));
@@ -82,13 +90,12 @@ export function createUiApp(control: ControlPlane, o: UiOptions = {}): Hono<UiEn
     return c.redirect("/ui/connections", 303);
   });
   app.route("/", userRoutes);
-  app.get("/groups", (c) => c.html(<GroupsPage session={c.var.session} groups={control.groups.list()} />));
-  app.get("/tokens", (c) => c.html(<TokensPage session={c.var.session} tokens={control.tokens.list()} />));
-  app.get("/bans", (c) => c.html(<BansPage session={c.var.session} bans={control.bans.list()} />));
-  app.get("/audit", (c) => {
-    const after = Math.max(0, Number.parseInt(c.req.query("after") ?? "0", 10) || 0);
-    return c.html(<AuditPage session={c.var.session} entries={control.audit.list(after, AUDIT_PAGE)} after={after} />);
-  });
+  app.route("/", groupRoutes);
+  app.route("/", tokenRoutes);
+  app.route("/", banRoutes);
+  app.route("/", adminRoutes);
+  app.route("/", settingsRoutes);
+  app.route("/", auditRoutes);
   app.notFound((c) => c.text(`No page ${c.req.path}.`, 404));
   return app;
 }

@@ -2,6 +2,9 @@
 import { Hono, type Context } from "hono";
 import type { GwError } from "../errors.ts";
 import { OtpEnrolledPage, pageOfUsers, UsersPage } from "./pages/users.tsx";
+import { UserPage } from "./pages/user.tsx";
+import { recentAuditFor } from "./audit-view.ts";
+import { problemsOf } from "./problems.ts";
 import { actorOf } from "./session-guard.ts";
 import type { UiEnv } from "./ui-env.ts";
 
@@ -33,9 +36,34 @@ function done(c: C, message: string) {
 
 const field = (body: Record<string, unknown>, name: string) => (typeof body[name] === "string" ? (body[name] as string) : "");
 
+/** Entries of the user's audit trail shown on their page. */
+const TRAIL = 50;
+const ALL = { limit: 1000, offset: 0 };
+
+function renderUser(c: C, name: string, error?: GwError) {
+  const control = c.var.control;
+  const user = control.users.get(name);
+  if (!user.ok) return done(c, user.error.message);
+  const connections = control.connections.list(ALL).items.filter((conn) => conn.user === name);
+  const notice = c.var.session.flash;
+  c.var.session.flash = undefined;
+  return c.html(<UserPage session={c.var.session} user={user.value} connections={connections} audit={recentAuditFor(control.audit, name, TRAIL)} notice={notice} error={error ? problemsOf(error) : undefined} />);
+}
+
+const list = (text: string) => text.split(",").map((g) => g.trim()).filter(Boolean);
+
 /** The users page and its changes; each goes through the same UserService/OtpService as the API, audited under the signed-in name. */
 export const userRoutes = new Hono<UiEnv>()
   .get("/users", (c) => renderUsers(c))
+  .get("/users/:name", (c) => renderUser(c, c.req.param("name")))
+  .post("/users/:name/edit", async (c) => {
+    const name = c.req.param("name");
+    const body = await c.req.parseBody();
+    const r = await c.var.control.users.patch(name, { groups: list(field(body, "groups")), routes: list(field(body, "routes")) }, actorOf(c.var.session));
+    if (!r.ok) return renderUser(c, name, r.error);
+    c.var.session.flash = `User ${name} saved: the change applies from their next login.`;
+    return c.redirect(`/ui/users/${encodeURIComponent(name)}`, 303);
+  })
   .post("/users", async (c) => {
     const body = await c.req.parseBody();
     const password = field(body, "password");

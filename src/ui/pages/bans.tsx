@@ -1,12 +1,15 @@
 /** @jsxImportSource hono/jsx */
 import type { BanView } from "../../control/bans.ts";
-import { Page } from "../layout.tsx";
+import { ActionButton, Page } from "../layout.tsx";
 import type { UiSession } from "../ui-sessions.ts";
+import { Notices } from "./notices.tsx";
 
-/** The running gateway's brute-force bans of VPN logins (read-only for now). */
-export function BansPage({ session, bans }: { session: UiSession; bans: BanView[] }) {
+/** The running gateway's brute-force bans of VPN logins; an admin lifts one (by address, or by user name) or all. */
+export function BansPage({ session, bans, notice }: { session: UiSession; bans: BanView[]; notice?: string }) {
+  const canChange = session.principal.role === "admin";
   return (
     <Page title="Bans" session={session} current="/ui/bans">
+      <Notices notice={notice} />
       <section class="panel">
         {bans.length === 0 ? (
           <p class="muted">No address or user is banned.</p>
@@ -19,6 +22,7 @@ export function BansPage({ session, bans }: { session: UiSession; bans: BanView[
                 <th scope="col" class="num">Failures</th>
                 <th scope="col">Since</th>
                 <th scope="col">Until</th>
+                {canChange && <th scope="col">Action</th>}
               </tr>
             </thead>
             <tbody>
@@ -29,11 +33,17 @@ export function BansPage({ session, bans }: { session: UiSession; bans: BanView[
                   <td class="num">{String(b.failures)}</td>
                   <td>{b.since}</td>
                   <td>{b.until}</td>
+                  {canChange && (
+                    <td>
+                      <ActionButton session={session} action="/ui/bans/lift" label="Lift" fields={{ target: b.user ?? b.ip }} confirm={`Lift the ban of ${b.user ?? b.ip}?`} />
+                    </td>
+                  )}
                 </tr>
               ))}
             </tbody>
           </table>
         )}
+        {canChange && bans.length > 1 && <ActionButton session={session} action="/ui/bans/lift" label="Lift all bans" danger confirm="Lift every ban?" />}
       </section>
     </Page>
   );

@@ -3,6 +3,7 @@ import type { GwEvent } from "../../control/events.ts";
 import type { Status } from "../../control/status.ts";
 import { formatBytes, formatDuration, formatRate, formatTime } from "../format.ts";
 import { Page } from "../layout.tsx";
+import type { LoginCounts } from "../login-history.ts";
 import { describeEvent } from "../recent-events.ts";
 import type { UiSession } from "../ui-sessions.ts";
 
@@ -16,8 +17,16 @@ const POOL_WARNING = 0.9;
 /** A certificate expiring within this many days is a warning. */
 const CERT_WARNING_DAYS = 14;
 
-export function warningsOf(status: Status, now: number, certificateExpiresAt?: number): string[] {
+/** A host check (src/doctor/host-checks.ts shape): only its status, detail and fix are shown. */
+export interface HostFinding {
+  status: "ok" | "warn" | "fail";
+  detail: string;
+  fix?: string;
+}
+
+export function warningsOf(status: Status, now: number, certificateExpiresAt?: number, host: readonly HostFinding[] = []): string[] {
   const warnings: string[] = [];
+  for (const f of host) if (f.status !== "ok") warnings.push(`${f.detail}${f.fix ? `: ${f.fix}` : ""}`);
   if (!status.running) warnings.push("The gateway is not running: these figures come from the data directory alone.");
   if (status.pool && status.pool.capacity > 0 && status.pool.used / status.pool.capacity >= POOL_WARNING) {
     warnings.push(`The address pool ${status.pool.cidr} is nearly full: ${status.pool.used} of ${status.pool.capacity} addresses in use.`);
@@ -41,10 +50,10 @@ function Card({ label, value, id }: { label: string; value: string; id?: string 
 }
 
 /** The figures that move: replaced every second from the stream (event "stats"). */
-export function LiveStats({ status, rates }: { status: Status; rates?: Rates }) {
+export function LiveStats({ status, rates, logins }: { status: Status; rates?: Rates; logins: LoginCounts }) {
   const s = status.sessions;
   const share = s.connected > 0 ? `${Math.round((s.dtls / s.connected) * 100)}% DTLS / ${Math.round((s.cstp / s.connected) * 100)}% CSTP` : "—";
-  const drops = Object.values(status.drops).reduce((a, b) => a + b, 0);
+  const drops = Object.entries(status.drops).filter(([, n]) => n > 0);
   return (
     <div class="cards">
       <Card id="live-sessions" label="Live sessions" value={String(s.connected)} />
@@ -52,9 +61,21 @@ export function LiveStats({ status, rates }: { status: Status; rates?: Rates }) 
       <Card id="rate-in" label="From clients" value={rates ? formatRate(rates.in) : "—"} />
       <Card id="rate-out" label="To clients" value={rates ? formatRate(rates.out) : "—"} />
       <Card label="Channel share" value={share} />
-      <Card label="Logins ok / failed" value={`${status.auth.successes} / ${status.auth.failures}`} />
+      <Card id="logins-hour" label="Logins last hour ok / failed" value={`${logins.succeeded} / ${logins.failed}`} />
+      <Card label="Logins since start ok / failed" value={`${status.auth.successes} / ${status.auth.failures}`} />
       <Card label="Traffic in / out" value={`${formatBytes(status.traffic.bytesIn)} / ${formatBytes(status.traffic.bytesOut)}`} />
-      <Card label="Dropped packets" value={String(drops)} />
+      <div class="card" id="drops">
+        <div class="label">Dropped packets by reason</div>
+        {drops.length === 0 ? (
+          <div class="value">0</div>
+        ) : (
+          <ul class="drops">
+            {drops.map(([reason, n]) => (
+              <li>{`${reason}: ${n}`}</li>
+            ))}
+          </ul>
+        )}
+      </div>
       <Card label="Pool use" value={status.pool ? `${status.pool.used} / ${status.pool.capacity}` : "—"} />
       <Card label="Uptime" value={status.uptimeSeconds === null ? "—" : formatDuration(status.uptimeSeconds)} />
     </div>
@@ -69,7 +90,7 @@ export function EventItem({ event }: { event: GwEvent }) {
   );
 }
 
-export function DashboardPage(props: { session: UiSession; status: Status; events: GwEvent[]; warnings: string[] }) {
+export function DashboardPage(props: { session: UiSession; status: Status; events: GwEvent[]; warnings: string[]; logins: LoginCounts }) {
   const { status } = props;
   const l = status.listeners;
   return (
@@ -83,7 +104,7 @@ export function DashboardPage(props: { session: UiSession; status: Status; event
       )}
       <div hx-ext="sse" sse-connect="/ui/live?view=dashboard">
         <div id="stats" sse-swap="stats" aria-live="off">
-          <LiveStats status={status} />
+          <LiveStats status={status} logins={props.logins} />
         </div>
         <div sse-swap="rates" hidden></div>
         <section class="panel" aria-labelledby="chart-title">
@@ -110,7 +131,6 @@ export function DashboardPage(props: { session: UiSession; status: Status; event
             <tr><th scope="row">TUN device</th><td>{status.tun ? `${status.tun.name} (${status.tun.state})` : "—"}</td></tr>
             <tr><th scope="row">Address pool</th><td>{status.pool ? `${status.pool.cidr}: ${status.pool.used} of ${status.pool.capacity} in use` : "—"}</td></tr>
             <tr><th scope="row">Users / groups</th><td>{`${status.users} / ${status.groups}`}</td></tr>
-            <tr><th scope="row">Drops by reason</th><td>{Object.entries(status.drops).map(([k, v]) => `${k}: ${v}`).join(", ") || "none"}</td></tr>
           </tbody>
         </table>
       </section>

@@ -96,7 +96,9 @@ function UserRow({ session, user, canChange }: { session: UiSession; user: UserV
   const base = `/ui/users/${encodeURIComponent(user.name)}`;
   return (
     <tr>
-      <td>{user.name}</td>
+      <td>
+        <a href={base}>{user.name}</a>
+      </td>
       <td>{user.groups.join(", ") || "—"}</td>
       <td>{user.disabled ? "disabled" : user.hasPassword ? "active" : "active (no password)"}</td>
       <td>{user.otp.enrolled ? `enrolled ${formatTime(user.otp.since)}` : "not enrolled"}</td>

@@ -1,28 +1,6 @@
 import { describe, expect, test } from "bun:test";
+import { readEvents } from "./sse-reader.ts";
 import { uiFixture } from "./ui-fixture.ts";
-
-/** Reads SSE frames from a streamed response until `until` says stop. */
-async function readEvents(res: Response, until: (events: { event: string; data: string }[]) => boolean): Promise<{ event: string; data: string }[]> {
-  const reader = res.body!.getReader();
-  const decoder = new TextDecoder();
-  const events: { event: string; data: string }[] = [];
-  let buffer = "";
-  while (!until(events)) {
-    const { value, done } = await reader.read();
-    if (done) break;
-    buffer += decoder.decode(value, { stream: true });
-    let end: number;
-    while ((end = buffer.indexOf("\n\n")) >= 0) {
-      const frame = buffer.slice(0, end);
-      buffer = buffer.slice(end + 2);
-      const event = /^event: (.*)$/m.exec(frame)?.[1] ?? "message";
-      const data = [...frame.matchAll(/^data: ?(.*)$/gm)].map((m) => m[1]).join("\n");
-      events.push({ event, data });
-    }
-  }
-  await reader.cancel();
-  return events;
-}
 
 describe("web UI live stream", () => {
   test("dashboard: stats and rates every tick, and control-plane events as list items, escaped", async () => {
@@ -58,7 +36,7 @@ describe("web UI live stream", () => {
     });
     expect(events.map((e) => e.event)).toEqual(["connections", "connections"]);
     expect(events[0]!.data).toContain("No live sessions.");
-    expect(events[1]!.data).toContain("<td>bob</td>");
+    expect(events[1]!.data).toContain(`<td><a href="/ui/users/bob">bob</a></td>`);
   });
 
   test("without a session there is no stream", async () => {

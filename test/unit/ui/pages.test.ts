@@ -1,7 +1,7 @@
 import { describe, expect, test } from "bun:test";
 import { PASSWORD, uiFixture } from "./ui-fixture.ts";
 
-const PAGES = ["/ui", "/ui/connections", "/ui/users", "/ui/groups", "/ui/tokens", "/ui/bans", "/ui/audit"];
+const PAGES = ["/ui", "/ui/connections", "/ui/users", "/ui/groups", "/ui/tokens", "/ui/bans", "/ui/admins", "/ui/settings", "/ui/audit"];
 
 describe("web UI pages", () => {
   test("every page renders for an admin, with change buttons where there are changes to make", async () => {

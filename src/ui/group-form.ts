@@ -1,0 +1,152 @@
+import type { GroupPolicy } from "../control/group-policy.ts";
+import type { ProblemDetail } from "../control/zod-errors.ts";
+
+/**
+ * The group form's fields as the browser sends them (text), and their translation to a merge
+ * patch of the policy. Nothing is validated here: the patch goes to GroupService.patch, which
+ * validates it with the API's schema; its problems come back with paths that fieldErrors()
+ * puts next to the field that caused them.
+ */
+
+export const RULE_FIELDS = ["action", "direction", "to", "proto", "ports", "description"] as const;
+export type RuleRow = Record<(typeof RULE_FIELDS)[number], string>;
+
+/** Text inputs holding one number each (blank removes the field: the gateway's default applies). */
+export const NUMBER_FIELDS = ["mtu", "dpdSeconds", "keepaliveSeconds", "mobileDpdSeconds", "idleTimeoutSeconds", "sessionTimeoutSeconds", "maxSessionsPerUser"] as const;
+/** Textareas holding a list (one entry per line, or comma-separated). */
+export const LIST_FIELDS = ["routes", "excludeRoutes", "dns"] as const;
+/** Plain text fields (blank removes the field). rateUp/rateDown take "20mbit" or bits/s. */
+export const TEXT_FIELDS = ["defaultDomain", "auth", "rateUp", "rateDown"] as const;
+
+export interface GroupFormValues {
+  text: Record<string, string>;
+  /** "starter": no rules field (the starter rule applies); "explicit": the rows below, even none. */
+  rulesMode: "starter" | "explicit";
+  rules: RuleRow[];
+  restrictToRoutes: boolean;
+  icmpProhibited: boolean;
+}
+
+const BLANK_RULE: RuleRow = { action: "allow", direction: "outbound", to: "", proto: "any", ports: "", description: "" };
+export const blankRule = (): RuleRow => ({ ...BLANK_RULE });
+
+/** The form showing a stored policy. */
+export function valuesOfPolicy(policy: GroupPolicy): GroupFormValues {
+  const text: Record<string, string> = {};
+  for (const f of LIST_FIELDS) text[f] = policy[f].join("\n");
+  for (const f of NUMBER_FIELDS) text[f] = policy[f] === undefined ? "" : String(policy[f]);
+  for (const f of TEXT_FIELDS) text[f] = policy[f] === undefined ? "" : String(policy[f]);
+  return {
+    text,
+    rulesMode: policy.rules === undefined ? "starter" : "explicit",
+    rules: (policy.rules ?? []).map((r) => ({
+      action: r.action,
+      direction: r.direction ?? "outbound",
+      to: r.to,
+      proto: r.proto,
+      ports: r.ports ?? "",
+      description: r.description ?? "",
+    })),
+    restrictToRoutes: policy.restrictToRoutes ?? false,
+    icmpProhibited: policy.icmpProhibited ?? true,
+  };
+}
+
+/** The form as submitted (hono's parseBody: flat keys such as "rules.3.to"). */
+export function valuesOfForm(body: Record<string, unknown>): GroupFormValues {
+  const str = (k: string) => (typeof body[k] === "string" ? (body[k] as string) : "");
+  const text: Record<string, string> = {};
+  for (const f of [...LIST_FIELDS, ...NUMBER_FIELDS, ...TEXT_FIELDS]) text[f] = str(f);
+  const rows = new Map<number, RuleRow>();
+  for (const key of Object.keys(body)) {
+    const m = /^rules\.(\d{1,5})\.(\w+)$/.exec(key);
+    if (!m || !(RULE_FIELDS as readonly string[]).includes(m[2]!)) continue;
+    const index = Number(m[1]);
+    const row = rows.get(index) ?? blankRule();
+    row[m[2] as keyof RuleRow] = str(key);
+    rows.set(index, row);
+  }
+  const rules = [...rows.entries()].sort(([a], [b]) => a - b).map(([, row]) => row);
+  return {
+    text,
+    rulesMode: str("rulesMode") === "starter" ? "starter" : "explicit",
+    rules,
+    restrictToRoutes: str("restrictToRoutes") === "true",
+    icmpProhibited: str("icmpProhibited") === "true",
+  };
+}
+
+/** A row the operator left empty (the spare rows the form offers): not a rule. */
+export const isBlankRule = (row: RuleRow) => row.to.trim() === "" && row.ports.trim() === "" && row.description.trim() === "";
+
+export interface PolicyPatch {
+  patch: Record<string, unknown>;
+  /** patch.rules[i] came from form row ruleRows[i] (blank rows are skipped). */
+  ruleRows: number[];
+}
+
+/** The merge patch the form stands for: every field it shows is set, or removed (null) when blank. */
+export function patchOfValues(v: GroupFormValues): PolicyPatch {
+  const patch: Record<string, unknown> = {};
+  for (const f of LIST_FIELDS) patch[f] = splitList(v.text[f] ?? "");
+  for (const f of NUMBER_FIELDS) patch[f] = numberOrText(v.text[f] ?? "");
+  for (const f of TEXT_FIELDS) {
+    const t = (v.text[f] ?? "").trim();
+    patch[f] = t === "" ? null : (f === "rateUp" || f === "rateDown") && /^\d+$/.test(t) ? Number(t) : t;
+  }
+  const ruleRows: number[] = [];
+  if (v.rulesMode === "starter") patch.rules = null;
+  else {
+    const rules: Record<string, unknown>[] = [];
+    v.rules.forEach((row, index) => {
+      if (isBlankRule(row)) return;
+      ruleRows.push(index);
+      rules.push({
+        action: row.action,
+        ...(row.direction === "inbound" ? { direction: "inbound" } : {}),
+        to: row.to.trim(),
+        proto: row.proto,
+        ...(row.ports.trim() ? { ports: row.ports.trim() } : {}),
+        ...(row.description.trim() ? { description: row.description.trim() } : {}),
+      });
+    });
+    patch.rules = rules;
+  }
+  // Absent means the default (restrictToRoutes false, icmpProhibited true): store only a departure from it.
+  patch.restrictToRoutes = v.restrictToRoutes ? true : null;
+  patch.icmpProhibited = v.icmpProhibited ? null : false;
+  return { patch, ruleRows };
+}
+
+function splitList(text: string): string[] {
+  return text
+    .split(/[\n,]/)
+    .map((s) => s.trim())
+    .filter(Boolean);
+}
+
+/** Digits become a number; anything else is passed on as text, so the schema names the problem. */
+function numberOrText(text: string): number | string | null {
+  const t = text.trim();
+  if (t === "") return null;
+  return /^-?\d+$/.test(t) ? Number(t) : t;
+}
+
+/** Problems by form field name ("mtu", "routes", "rules.4.to"); those without a field under "". */
+export function fieldErrors(details: readonly ProblemDetail[], ruleRows: readonly number[]): Map<string, string[]> {
+  const errors = new Map<string, string[]>();
+  const add = (field: string, message: string) => errors.set(field, [...(errors.get(field) ?? []), message]);
+  for (const d of details) {
+    const parts = d.path.split(".").filter(Boolean);
+    const [head, second, third] = parts;
+    if (head === "rules" && second !== undefined && /^\d+$/.test(second)) {
+      const row = ruleRows[Number(second)] ?? Number(second);
+      add(third && (RULE_FIELDS as readonly string[]).includes(third) ? `rules.${row}.${third}` : `rules.${row}`, d.message);
+    } else if (head && (LIST_FIELDS as readonly string[]).includes(head) && second !== undefined) {
+      add(head, `entry ${Number(second) + 1}: ${d.message}`);
+    } else {
+      add(head ?? "", d.message);
+    }
+  }
+  return errors;
+}

@@ -1,0 +1,75 @@
+/** @jsxImportSource hono/jsx */
+import type { AdminView } from "../../control/admins.ts";
+import { formatTime } from "../format.ts";
+import { ActionButton, CsrfField, Page } from "../layout.tsx";
+import type { UiSession } from "../ui-sessions.ts";
+import { Notices } from "./notices.tsx";
+
+/** Web UI accounts: everyone sees them; an admin adds, changes roles and removes. */
+export function AdminsPage({ session, admins, notice, error }: { session: UiSession; admins: AdminView[]; notice?: string; error?: string }) {
+  const canChange = session.principal.role === "admin";
+  return (
+    <Page title="Admins" session={session} current="/ui/admins">
+      <Notices notice={notice} error={error} />
+      <section class="panel">
+        <table>
+          <thead>
+            <tr>
+              <th scope="col">Name</th>
+              <th scope="col">Role</th>
+              <th scope="col">One-time codes</th>
+              <th scope="col">Created</th>
+              <th scope="col">Last sign-in</th>
+              {canChange && <th scope="col">Actions</th>}
+            </tr>
+          </thead>
+          <tbody>
+            {admins.map((a) => {
+              const base = `/ui/admins/${encodeURIComponent(a.name)}`;
+              const other = a.role === "admin" ? "read" : "admin";
+              return (
+                <tr>
+                  <td>{a.name}</td>
+                  <td>{a.role === "admin" ? "admin" : "read only"}</td>
+                  <td>{a.otp.enrolled ? "enrolled" : "not enrolled"}</td>
+                  <td>{formatTime(a.createdAt)}</td>
+                  <td>{formatTime(a.lastLoginAt)}</td>
+                  {canChange && (
+                    <td>
+                      <ActionButton session={session} action={`${base}/role`} label={other === "read" ? "Make read only" : "Make admin"} fields={{ role: other }} />{" "}
+                      <ActionButton session={session} action={`${base}/delete`} label="Remove" danger confirm={`Remove admin ${a.name}? Their sign-ins end now.`} />
+                    </td>
+                  )}
+                </tr>
+              );
+            })}
+          </tbody>
+        </table>
+      </section>
+      {canChange && (
+        <section class="panel" aria-labelledby="new-admin">
+          <h2 id="new-admin">New admin</h2>
+          <form class="stack" method="post" action="/ui/admins">
+            <CsrfField session={session} />
+            <label>
+              Name
+              <input name="name" required autocomplete="off" />
+            </label>
+            <label>
+              Role
+              <select name="role">
+                <option value="read">read only</option>
+                <option value="admin">admin</option>
+              </select>
+            </label>
+            <label>
+              Password (at least 8 characters)
+              <input name="password" type="password" required autocomplete="new-password" />
+            </label>
+            <button type="submit">Add admin</button>
+          </form>
+        </section>
+      )}
+    </Page>
+  );
+}

@@ -1,0 +1,289 @@
+/** @jsxImportSource hono/jsx */
+import type { Child } from "hono/jsx";
+import type { GroupView } from "../../control/groups.ts";
+import { protocols } from "../../firewall/rule.ts";
+import type { TraceResult } from "../../firewall/trace.ts";
+import { blankRule, isBlankRule, type GroupFormValues } from "../group-form.ts";
+import type { TraceForm } from "../group-trace.ts";
+import { ActionButton, CsrfField, Page } from "../layout.tsx";
+import type { UiSession } from "../ui-sessions.ts";
+
+/** Spare empty rule rows offered below the existing ones (blank rows are ignored on save). */
+const SPARE_RULES = 2;
+
+export interface GroupPageProps {
+  session: UiSession;
+  group: GroupView;
+  values: GroupFormValues;
+  /** Problems by field name (see group-form.ts fieldErrors); "" holds those without a field. */
+  errors?: Map<string, string[]>;
+  notice?: string;
+  traceForm?: TraceForm;
+  traceResult?: TraceResult;
+  traceError?: string;
+}
+
+const fieldId = (name: string) => `f-${name.replace(/\./g, "-")}`;
+
+/** The problems of one field, right after it; the input points at them with aria-describedby. */
+function FieldErrors({ name, errors }: { name: string; errors?: Map<string, string[]> }) {
+  const list = errors?.get(name);
+  if (!list?.length) return null;
+  return (
+    <span class="field-error" id={`${fieldId(name)}-error`} role="alert">
+      {list.join("; ")}
+    </span>
+  );
+}
+
+function invalid(name: string, errors?: Map<string, string[]>) {
+  return errors?.get(name)?.length ? { "aria-invalid": "true", "aria-describedby": `${fieldId(name)}-error` } : {};
+}
+
+function TextField(props: { name: string; label: string; values: GroupFormValues; errors?: Map<string, string[]>; hint?: string; inputmode?: "numeric" }) {
+  return (
+    <label for={fieldId(props.name)}>
+      {props.label}
+      {props.hint && <span class="muted hint">{props.hint}</span>}
+      <input id={fieldId(props.name)} name={props.name} value={props.values.text[props.name] ?? ""} inputmode={props.inputmode} autocomplete="off" {...invalid(props.name, props.errors)} />
+      <FieldErrors name={props.name} errors={props.errors} />
+    </label>
+  );
+}
+
+function ListField(props: { name: string; label: string; values: GroupFormValues; errors?: Map<string, string[]>; hint: string }) {
+  return (
+    <label for={fieldId(props.name)}>
+      {props.label}
+      <span class="muted hint">{props.hint}</span>
+      <textarea id={fieldId(props.name)} name={props.name} rows={3} {...invalid(props.name, props.errors)}>
+        {props.values.text[props.name] ?? ""}
+      </textarea>
+      <FieldErrors name={props.name} errors={props.errors} />
+    </label>
+  );
+}
+
+function Select(props: { name: string; label: string; value: string; options: readonly string[]; errors?: Map<string, string[]> }) {
+  return (
+    <label for={fieldId(props.name)}>
+      <span class="sr-only">{props.label}</span>
+      <select id={fieldId(props.name)} name={props.name} {...invalid(props.name, props.errors)}>
+        {props.options.map((o) => (
+          <option value={o} selected={o === props.value}>
+            {o}
+          </option>
+        ))}
+      </select>
+    </label>
+  );
+}
+
+function RuleRowInputs({ index, row, errors }: { index: number; row: ReturnType<typeof blankRule>; errors?: Map<string, string[]> }) {
+  const n = (f: string) => `rules.${index}.${f}`;
+  const input = (f: "to" | "ports" | "description", label: string, placeholder: string) => (
+    <label for={fieldId(n(f))}>
+      <span class="sr-only">{`Rule ${index + 1} ${label}`}</span>
+      <input id={fieldId(n(f))} name={n(f)} value={row[f]} placeholder={placeholder} autocomplete="off" {...invalid(n(f), errors)} />
+      <FieldErrors name={n(f)} errors={errors} />
+    </label>
+  );
+  return (
+    <tr>
+      <td class="num">{String(index + 1)}</td>
+      <td>
+        <Select name={n("action")} label={`Rule ${index + 1} action`} value={row.action} options={["allow", "deny"]} errors={errors} />
+      </td>
+      <td>
+        <Select name={n("direction")} label={`Rule ${index + 1} direction`} value={row.direction} options={["outbound", "inbound"]} errors={errors} />
+      </td>
+      <td>{input("to", "address or network", "198.51.100.0/24")}</td>
+      <td>
+        <Select name={n("proto")} label={`Rule ${index + 1} protocol`} value={row.proto} options={protocols} errors={errors} />
+      </td>
+      <td>{input("ports", "ports", "443 or 8000-8080")}</td>
+      <td>
+        {input("description", "description", "")}
+        <FieldErrors name={`rules.${index}`} errors={errors} />
+      </td>
+    </tr>
+  );
+}
+
+function Fieldset({ legend, children }: { legend: string; children?: Child }) {
+  return (
+    <fieldset class="panel">
+      <legend>{legend}</legend>
+      <div class="grid-form">{children}</div>
+    </fieldset>
+  );
+}
+
+/** One group: every policy field as a form (read-only accounts see it disabled, without buttons), and the policy trace. */
+export function GroupPage(props: GroupPageProps) {
+  const { session, group, values, errors } = props;
+  const canChange = session.principal.role === "admin";
+  const rows = [...values.rules];
+  // A refused form comes back with the spare rows it was sent: drop the empty ones at the end before adding fresh spares.
+  while (rows.length > 0 && isBlankRule(rows.at(-1)!)) rows.pop();
+  if (canChange) for (let i = 0; i < SPARE_RULES; i++) rows.push(blankRule());
+  const general = errors?.get("");
+  const problems = errors ? [...errors.values()].reduce((n, l) => n + l.length, 0) : 0;
+  return (
+    <Page title={`Group ${group.name}`} session={session} current="/ui/groups">
+      <p>
+        <a href="/ui/groups">All groups</a> · {`${group.members.length} member(s)`}
+        {group.members.length > 0 && `: ${group.members.slice(0, 20).join(", ")}${group.members.length > 20 ? ", …" : ""}`}
+      </p>
+      {props.notice && (
+        <p class="notice" role="status">
+          {props.notice}
+        </p>
+      )}
+      {problems > 0 && (
+        <p class="notice error" role="alert">
+          {`Nothing was saved: ${problems} problem(s), shown next to the fields.`}
+          {general?.length ? ` ${general.join("; ")}` : ""}
+        </p>
+      )}
+      <form method="post" action={`/ui/groups/${encodeURIComponent(group.name)}`} class="group-form">
+        {canChange && <CsrfField session={session} />}
+        <fieldset disabled={!canChange} class="plain">
+          <Fieldset legend="Routes and DNS">
+            <ListField name="routes" label="Routes (split include)" hint="one network per line; none: all traffic" values={values} errors={errors} />
+            <ListField name="excludeRoutes" label="Excluded routes" hint="one network per line" values={values} errors={errors} />
+            <ListField name="dns" label="DNS servers" hint="up to 3 IPv4 addresses" values={values} errors={errors} />
+            <TextField name="defaultDomain" label="Default domain" values={values} errors={errors} />
+          </Fieldset>
+          <Fieldset legend="Tunnel and timeouts">
+            <TextField name="mtu" label="MTU" hint="576-9000; blank: default" inputmode="numeric" values={values} errors={errors} />
+            <TextField name="dpdSeconds" label="Dead-peer detection (s)" inputmode="numeric" values={values} errors={errors} />
+            <TextField name="keepaliveSeconds" label="Keepalive (s)" inputmode="numeric" values={values} errors={errors} />
+            <TextField name="mobileDpdSeconds" label="Mobile dead-peer detection (s)" inputmode="numeric" values={values} errors={errors} />
+            <TextField name="idleTimeoutSeconds" label="Idle timeout (s)" hint="0 or blank: never" inputmode="numeric" values={values} errors={errors} />
+            <TextField name="sessionTimeoutSeconds" label="Session timeout (s)" hint="0 or blank: never" inputmode="numeric" values={values} errors={errors} />
+          </Fieldset>
+          <Fieldset legend="Login">
+            <TextField name="auth" label="Login methods" hint="e.g. password, password+otp, saml|password" values={values} errors={errors} />
+            <TextField name="maxSessionsPerUser" label="Sessions per user" hint="blank: no limit" inputmode="numeric" values={values} errors={errors} />
+          </Fieldset>
+          <fieldset class="panel">
+            <legend>Firewall</legend>
+            <div class="grid-form">
+              <label for="f-rulesMode">
+                Access rules
+                <select id="f-rulesMode" name="rulesMode">
+                  <option value="starter" selected={values.rulesMode === "starter"}>
+                    starter rule: allow everything outbound
+                  </option>
+                  <option value="explicit" selected={values.rulesMode === "explicit"}>
+                    the rules below (none: nothing allowed)
+                  </option>
+                </select>
+              </label>
+              <TextField name="rateUp" label="Upload limit per session" hint="e.g. 20mbit; blank: none" values={values} errors={errors} />
+              <TextField name="rateDown" label="Download limit per session" hint="e.g. 100mbit; blank: none" values={values} errors={errors} />
+              <label class="check">
+                <input type="checkbox" name="restrictToRoutes" value="true" checked={values.restrictToRoutes} />
+                Deny anything outside the routes
+              </label>
+              <label class="check">
+                <input type="checkbox" name="icmpProhibited" value="true" checked={values.icmpProhibited} />
+                Answer denied packets with ICMP "prohibited"
+              </label>
+            </div>
+            <FieldErrors name="rules" errors={errors} />
+            <div class="scroll-x">
+            <table class="rules">
+              <caption class="muted">Deny wins over allow; the first matching rule is named in traces. Rows left empty are ignored.</caption>
+              <thead>
+                <tr>
+                  <th scope="col" class="num">#</th>
+                  <th scope="col">Action</th>
+                  <th scope="col">Direction</th>
+                  <th scope="col">Address or network</th>
+                  <th scope="col">Protocol</th>
+                  <th scope="col">Ports</th>
+                  <th scope="col">Description</th>
+                </tr>
+              </thead>
+              <tbody>
+                {rows.map((row, index) => (
+                  <RuleRowInputs index={index} row={row} errors={errors} />
+                ))}
+              </tbody>
+            </table>
+            </div>
+          </fieldset>
+        </fieldset>
+        {canChange && <button type="submit">Save group</button>}
+      </form>
+      <TraceBox {...props} />
+      {canChange && (
+        <section class="panel" aria-labelledby="delete-title">
+          <h2 id="delete-title">Delete</h2>
+          {group.members.length > 0 ? (
+            <p class="muted">A group with members cannot be deleted: move its members to another group first.</p>
+          ) : (
+            <ActionButton session={session} action={`/ui/groups/${encodeURIComponent(group.name)}/delete`} label="Delete group" danger confirm={`Delete group ${group.name}?`} />
+          )}
+        </section>
+      )}
+    </Page>
+  );
+}
+
+/** "Can a member reach 198.51.100.10 tcp/22?": a GET form, so it works for read-only accounts too. */
+function TraceBox(props: GroupPageProps) {
+  const q = props.traceForm ?? { peer: "", proto: "tcp", port: "", direction: "outbound" };
+  const r = props.traceResult;
+  return (
+    <section class="panel" aria-labelledby="trace-title">
+      <h2 id="trace-title">Policy trace</h2>
+      <p class="muted">Which rule decides a member's packet, from the saved policy, as the firewall compiles it.</p>
+      <form class="toolbar" method="get" action={`/ui/groups/${encodeURIComponent(props.group.name)}`}>
+        <label for="t-peer">
+          Address
+          <input id="t-peer" name="peer" value={q.peer} placeholder="198.51.100.10" autocomplete="off" required />
+        </label>
+        <label for="t-proto">
+          Protocol
+          <select id="t-proto" name="proto">
+            {protocols.map((p) => (
+              <option value={p} selected={p === q.proto}>
+                {p}
+              </option>
+            ))}
+          </select>
+        </label>
+        <label for="t-port">
+          Port
+          <input id="t-port" name="port" value={q.port} inputmode="numeric" autocomplete="off" />
+        </label>
+        <label for="t-direction">
+          Direction
+          <select id="t-direction" name="direction">
+            {(["outbound", "inbound"] as const).map((d) => (
+              <option value={d} selected={d === q.direction}>
+                {d}
+              </option>
+            ))}
+          </select>
+        </label>
+        <button type="submit" class="secondary">
+          Trace
+        </button>
+      </form>
+      {props.traceError && (
+        <p class="field-error" role="alert">
+          {props.traceError}
+        </p>
+      )}
+      {r && (
+        <p class={r.allowed ? "trace allowed" : "trace denied"} role="status" id="trace-result">
+          <strong>{r.allowed ? "Allowed" : "Denied"}</strong>: {r.reason}
+        </p>
+      )}
+    </section>
+  );
+}

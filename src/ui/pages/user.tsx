@@ -1,0 +1,88 @@
+/** @jsxImportSource hono/jsx */
+import type { AuditEntry } from "../../control/audit.ts";
+import type { ConnectionView } from "../../control/connections.ts";
+import type { UserView } from "../../control/users.ts";
+import { formatTime } from "../format.ts";
+import { CsrfField, Page } from "../layout.tsx";
+import type { UiSession } from "../ui-sessions.ts";
+import { AuditTable } from "./audit.tsx";
+import { ConnectionHead, ConnectionRows } from "./connections.tsx";
+import { Notices } from "./notices.tsx";
+
+export interface UserPageProps {
+  session: UiSession;
+  user: UserView;
+  connections: ConnectionView[];
+  /** Newest first. */
+  audit: AuditEntry[];
+  notice?: string;
+  error?: string;
+}
+
+/** One user: facts, groups and route overrides, live sessions, usage (once the ledger exists), audit trail. */
+export function UserPage({ session, user, connections, audit, notice, error }: UserPageProps) {
+  const canChange = session.principal.role === "admin";
+  const base = `/ui/users/${encodeURIComponent(user.name)}`;
+  return (
+    <Page title={`User ${user.name}`} session={session} current="/ui/users">
+      <p>
+        <a href="/ui/users">All users</a>
+      </p>
+      <Notices notice={notice} error={error} />
+      <section class="panel" aria-labelledby="facts-title">
+        <h2 id="facts-title">Account</h2>
+        <table class="facts">
+          <tbody>
+            <tr><th scope="row">State</th><td>{user.disabled ? "disabled" : user.hasPassword ? "active" : "active (no password)"}</td></tr>
+            <tr><th scope="row">Groups</th><td>{user.groups.join(", ") || "—"}</td></tr>
+            <tr><th scope="row">Routes (override)</th><td>{user.routes.join(", ") || "the group's"}</td></tr>
+            <tr><th scope="row">Static address</th><td>{user.staticAddress ?? "—"}</td></tr>
+            <tr><th scope="row">One-time codes</th><td>{user.otp.enrolled ? `enrolled ${formatTime(user.otp.since)}` : "not enrolled"}</td></tr>
+            <tr><th scope="row">Last login</th><td>{formatTime(user.lastLoginAt)}</td></tr>
+            <tr><th scope="row">Failed logins</th><td>{String(user.failedLogins)}</td></tr>
+            <tr><th scope="row">Created</th><td>{formatTime(user.createdAt)}</td></tr>
+          </tbody>
+        </table>
+      </section>
+      {canChange && (
+        <section class="panel" aria-labelledby="edit-title">
+          <h2 id="edit-title">Groups and overrides</h2>
+          <form class="stack" method="post" action={`${base}/edit`}>
+            <CsrfField session={session} />
+            <label>
+              Groups (comma-separated)
+              <input name="groups" value={user.groups.join(", ")} autocomplete="off" />
+            </label>
+            <label>
+              Routes override (comma-separated; blank: the group's)
+              <input name="routes" value={user.routes.join(", ")} autocomplete="off" />
+            </label>
+            <button type="submit">Save user</button>
+          </form>
+        </section>
+      )}
+      <section class="panel" aria-labelledby="sessions-title" hx-ext="sse" sse-connect={`/ui/live?view=connections&user=${encodeURIComponent(user.name)}`}>
+        <h2 id="sessions-title">Live sessions</h2>
+        <table>
+          <ConnectionHead session={session} />
+          <tbody sse-swap="connections">
+            <ConnectionRows session={session} connections={connections} userLinks={false} />
+          </tbody>
+        </table>
+      </section>
+      {/* USAGE SLOT: the per-day usage chart and quota state go here once the usage ledger's API
+          (issue "usage ledger/quotas/expiry") is in this tree; nothing is invented meanwhile. */}
+      <section class="panel" aria-labelledby="usage-title" id="usage-slot">
+        <h2 id="usage-title">Usage and quota</h2>
+        <p class="muted">Per-day usage and quota state appear here once this gateway records usage.</p>
+      </section>
+      <section class="panel" aria-labelledby="audit-title">
+        <h2 id="audit-title">Audit trail</h2>
+        {audit.length === 0 ? <p class="muted">No change recorded.</p> : <AuditTable entries={audit} showTarget={false} />}
+        <p>
+          <a href={`/ui/audit?target=${encodeURIComponent(user.name)}`}>All entries for this name</a>
+        </p>
+      </section>
+    </Page>
+  );
+}
