@@ -1,15 +1,7 @@
 /** Display helpers shared by the pages. */
+import { formatBytes } from "../control/usage/quota-usage.ts";
 
-export function formatBytes(n: number): string {
-  const units = ["B", "kB", "MB", "GB", "TB"];
-  let v = n;
-  let i = 0;
-  while (v >= 1000 && i < units.length - 1) {
-    v /= 1000;
-    i++;
-  }
-  return i === 0 ? `${v} ${units[i]}` : `${v.toFixed(1)} ${units[i]}`;
-}
+export { formatBytes };
 
 export function formatRate(bytesPerSecond: number): string {
   return `${formatBytes(Math.round(bytesPerSecond))}/s`;
