@@ -47,7 +47,18 @@ function renderUser(c: C, name: string, error?: GwError) {
   const connections = control.connections.list(ALL).items.filter((conn) => conn.user === name);
   const notice = c.var.session.flash;
   c.var.session.flash = undefined;
-  return c.html(<UserPage session={c.var.session} user={user.value} connections={connections} audit={recentAuditFor(control.audit, name, TRAIL)} notice={notice} error={error ? problemsOf(error) : undefined} />);
+  const usage = control.usage.report(name, {});
+  return c.html(
+    <UserPage
+      session={c.var.session}
+      user={user.value}
+      connections={connections}
+      usage={usage.ok ? usage.value : undefined}
+      audit={recentAuditFor(control.audit, name, TRAIL)}
+      notice={notice}
+      error={error ? problemsOf(error) : undefined}
+    />,
+  );
 }
 
 const list = (text: string) => text.split(",").map((g) => g.trim()).filter(Boolean);

@@ -1,8 +1,9 @@
 /** @jsxImportSource hono/jsx */
 import type { AuditEntry } from "../../control/audit.ts";
 import type { ConnectionView } from "../../control/connections.ts";
+import type { UsageReport } from "../../control/usage/usage-views.ts";
 import type { UserView } from "../../control/users.ts";
-import { formatTime } from "../format.ts";
+import { formatBytes, formatTime } from "../format.ts";
 import { CsrfField, Page } from "../layout.tsx";
 import type { UiSession } from "../ui-sessions.ts";
 import { AuditTable } from "./audit.tsx";
@@ -13,14 +14,16 @@ export interface UserPageProps {
   session: UiSession;
   user: UserView;
   connections: ConnectionView[];
+  /** The last 30 days of the usage ledger, with the quota's state. */
+  usage?: UsageReport;
   /** Newest first. */
   audit: AuditEntry[];
   notice?: string;
   error?: string;
 }
 
-/** One user: facts, groups and route overrides, live sessions, usage (once the ledger exists), audit trail. */
-export function UserPage({ session, user, connections, audit, notice, error }: UserPageProps) {
+/** One user: facts, groups and route overrides, live sessions, usage per day and quota, audit trail. */
+export function UserPage({ session, user, connections, usage, audit, notice, error }: UserPageProps) {
   const canChange = session.principal.role === "admin";
   const base = `/ui/users/${encodeURIComponent(user.name)}`;
   return (
@@ -70,12 +73,7 @@ export function UserPage({ session, user, connections, audit, notice, error }: U
           </tbody>
         </table>
       </section>
-      {/* USAGE SLOT: the per-day usage chart and quota state go here once the usage ledger's API
-          (issue "usage ledger/quotas/expiry") is in this tree; nothing is invented meanwhile. */}
-      <section class="panel" aria-labelledby="usage-title" id="usage-slot">
-        <h2 id="usage-title">Usage and quota</h2>
-        <p class="muted">Per-day usage and quota state appear here once this gateway records usage.</p>
-      </section>
+      <UsageSection usage={usage} />
       <section class="panel" aria-labelledby="audit-title">
         <h2 id="audit-title">Audit trail</h2>
         {audit.length === 0 ? <p class="muted">No change recorded.</p> : <AuditTable entries={audit} showTarget={false} />}
@@ -84,5 +82,63 @@ export function UserPage({ session, user, connections, audit, notice, error }: U
         </p>
       </section>
     </Page>
+  );
+}
+
+/** The quota's state and a bar per day (a <meter> each: no script, no inline style under the CSP). */
+function UsageSection({ usage }: { usage: UsageReport | undefined }) {
+  const peak = Math.max(1, ...(usage?.days ?? []).map((d) => d.bytesIn + d.bytesOut));
+  const quota = usage?.quota;
+  return (
+    <section class="panel" aria-labelledby="usage-title" id="usage">
+      <h2 id="usage-title">Usage and quota</h2>
+      {!usage ? (
+        <p class="muted">No usage recorded.</p>
+      ) : (
+        <>
+          <p>
+            {usage.from} to {usage.to}: {formatBytes(usage.totals.bytesIn)} from the client, {formatBytes(usage.totals.bytesOut)} to it.
+            {usage.expiresAt ? ` The account expires ${usage.expiresAt}.` : ""}
+          </p>
+          {quota ? (
+            <p>
+              Quota ({quota.source}): {formatBytes(quota.used)} of {formatBytes(quota.quota.bytes)} used
+              {quota.periodEnd ? `, resets ${quota.periodEnd}` : ""}
+              {quota.over ? ` — used up (${quota.enforce})` : ""}{" "}
+              <meter min={0} max={quota.quota.bytes} value={Math.min(quota.used, quota.quota.bytes)} aria-label="quota used" />
+            </p>
+          ) : (
+            <p class="muted">No quota applies.</p>
+          )}
+          {usage.days.length === 0 ? (
+            <p class="muted">No traffic in these days.</p>
+          ) : (
+            <table>
+              <caption>Traffic per day (UTC)</caption>
+              <thead>
+                <tr>
+                  <th scope="col">Day</th>
+                  <th scope="col">From client</th>
+                  <th scope="col">To client</th>
+                  <th scope="col">Share of the busiest day</th>
+                </tr>
+              </thead>
+              <tbody>
+                {usage.days.map((d) => (
+                  <tr>
+                    <td>{d.day}</td>
+                    <td>{formatBytes(d.bytesIn)}</td>
+                    <td>{formatBytes(d.bytesOut)}</td>
+                    <td>
+                      <meter min={0} max={peak} value={d.bytesIn + d.bytesOut} aria-label={`traffic on ${d.day}`} />
+                    </td>
+                  </tr>
+                ))}
+              </tbody>
+            </table>
+          )}
+        </>
+      )}
+    </section>
   );
 }

@@ -6,6 +6,7 @@ import type { GwEvent } from "../../../src/control/events.ts";
 import { DropCounters } from "../../../src/net/drop-counters.ts";
 import type { PasswordHasher } from "../../../src/runtime/password-hasher.ts";
 import { openSqliteStore } from "../../../src/store/sqlite-store.ts";
+import type { Store } from "../../../src/store/store.ts";
 import { generateSecretBoxKey } from "../../../src/control/auth/secret-box.ts";
 import { ok } from "../../../src/errors.ts";
 
@@ -17,6 +18,8 @@ export const fakeHasher: PasswordHasher = {
 
 export interface Fixture {
   control: ControlPlane;
+  /** The in-memory store behind it (for tests that seed what only a running gateway writes, such as usage). */
+  store: Store;
   admin: string;
   reader: string;
   events: GwEvent[];
@@ -67,6 +70,7 @@ export function apiFixture(o: { running?: boolean } = {}): Fixture {
   let address = 10;
   return {
     control,
+    store: store.value,
     admin,
     reader,
     events,

@@ -87,6 +87,24 @@ describe("web UI live figures", () => {
     ]);
   });
 
+  test("the user page: usage per day from the ledger and the quota's state", async () => {
+    const f = uiFixture();
+    const control = f.api.control;
+    await control.users.add({ name: "carol", groups: [] }, "token:ci");
+    expect((await control.users.patch("carol", { quota: { bytes: 10_000_000, period: "total", count: "both", atLimit: "block" } }, "token:ci")).ok).toBe(true);
+    const today = new Date().toISOString().slice(0, 10);
+    f.api.store.usage.addUsage([], [{ user: "carol", day: today, bytesIn: 2_000_000, bytesOut: 4_000_000, packetsIn: 10, packetsOut: 10 }]);
+    const { cookie } = await f.signIn("alice", "admin");
+    const page = await f.request("GET", "/ui/users/carol", { cookie });
+    const usage = page.text.slice(page.text.indexOf('id="usage"'), page.text.indexOf("Audit trail"));
+    expect(usage).toContain("2.0 MB from the client, 4.0 MB to it");
+    expect(usage).toContain("6.0 MB of 10.0 MB used");
+    expect(usage).toContain(`<td>${today}</td>`);
+    expect(usage).toMatch(/<meter min="0" max="10000000" value="6000000"/);
+    const empty = await f.request("GET", "/ui/users/bob-none", { cookie });
+    expect(empty.status).not.toBe(500);
+  });
+
   test("the user page: account, live sessions, audit trail newest first, the usage slot; a read admin cannot edit", async () => {
     const f = uiFixture();
     const control = f.api.control;
@@ -104,7 +122,7 @@ describe("web UI live figures", () => {
     expect(page.text).toContain('sse-connect="/ui/live?view=connections&amp;user=bob"');
     // bob's session only (not bobby's).
     expect(page.text.match(/data-session=/g)).toHaveLength(1);
-    expect(page.text).toContain('id="usage-slot"');
+    expect(page.text).toContain('id="usage"');
     const trail = page.text.slice(page.text.indexOf("Audit trail"));
     expect(trail.indexOf("user.update")).toBeLessThan(trail.indexOf("user.create"));
     expect(trail).toContain("token:ci");
