@@ -1,0 +1,82 @@
+/**
+ * What a run found, as text for the operator, and the verdict: every reason the run failed (an
+ * empty list means success). Pure, so the failure path is tested without a gateway.
+ */
+import { cpuPercent, mib, type GatewaySample } from "./gateway-stats.ts";
+import type { CounterSnapshot } from "./load-counters.ts";
+import type { RunOptions } from "./run-options.ts";
+
+export interface GatewaySamples {
+  idle: GatewaySample;
+  rampEnd: GatewaySample;
+  holdStart: GatewaySample;
+  holdEnd: GatewaySample;
+  afterLogout: GatewaySample;
+}
+
+export interface RunResult {
+  options: RunOptions;
+  rampSeconds: number;
+  /** Sessions up (tunnel) and with DTLS, at the end of the hold (or of the churn). */
+  held: number;
+  dtlsHeld: number;
+  counters: CounterSnapshot;
+  gateway?: GatewaySamples;
+  /** Problems of the load processes themselves (crashed, said nothing). */
+  processProblems: string[];
+}
+
+export function failureReasons(r: RunResult): string[] {
+  const reasons = [...r.processProblems];
+  const failed = Object.entries(r.counters.failures);
+  if (failed.length > 0) {
+    const total = failed.reduce((n, [, v]) => n + v, 0);
+    const kinds = failed.map(([k, v]) => `${k} ${v} (e.g. ${r.counters.examples[k]?.[0] ?? "?"})`).join("; ");
+    reasons.push(`${total} failure${total === 1 ? "" : "s"}: ${kinds}`);
+  }
+  if (r.options.churnSeconds === 0) {
+    if (r.held < r.options.sessions) reasons.push(`only ${r.held} of ${r.options.sessions} sessions held`);
+    if (r.options.dtls !== "none" && r.dtlsHeld < r.held) reasons.push(`DTLS established on only ${r.dtlsHeld} of ${r.held} held sessions`);
+  } else if ((r.counters.counts["churn cycles"] ?? 0) === 0) reasons.push("no churn cycle completed");
+  return reasons;
+}
+
+export function formatReport(r: RunResult): string[] {
+  const o = r.options;
+  const c = r.counters.counts;
+  const lines: string[] = [];
+  const logins = c.logins ?? 0;
+  lines.push(`load: ${o.sessions} sessions${o.churnSeconds ? " churning" : ""} from ${o.processes} processes and ${o.sources.length} source addresses, DTLS ${o.dtls}`);
+  if (o.churnSeconds === 0) {
+    lines.push(`  ramp          ${logins} logins in ${r.rampSeconds.toFixed(1)} s: ${(logins / Math.max(r.rampSeconds, 0.001)).toFixed(1)} logins/s (${o.concurrency} at a time)`);
+    lines.push(`  held          CSTP ${r.held}, DTLS ${r.dtlsHeld} (at the end of a ${o.holdSeconds} s hold)`);
+  } else {
+    const cycles = c["churn cycles"] ?? 0;
+    lines.push(`  churn         ${cycles} cycles in ${o.churnSeconds} s (${(cycles / o.churnSeconds).toFixed(1)}/s), ${logins} logins, DTLS ${c["dtls established"] ?? 0}`);
+  }
+  const rtt = c["pings answered"] ? ` mean RTT ${((c["ping rtt total ms"] ?? 0) / c["pings answered"]).toFixed(1)} ms` : "";
+  lines.push(`  echoes        ${c["pings sent"] ?? 0} sent, ${c["pings answered"] ?? 0} answered${rtt}; DPD sent ${c["dpd sent"] ?? 0}; DTLS retransmissions ${c["dtls retransmissions"] ?? 0}`);
+  const g = r.gateway;
+  if (g) {
+    const pss = (s: GatewaySample) => (s.pssKiB === undefined ? "" : `, PSS ${mib(s.pssKiB)}`);
+    lines.push(`  gateway idle  RSS ${mib(g.idle.rssKiB)}${pss(g.idle)}`);
+    if (o.churnSeconds === 0) {
+      const n = Math.max(r.held, 1);
+      const perRss = (g.holdEnd.rssKiB - g.idle.rssKiB) / n;
+      const perPss = g.holdEnd.pssKiB !== undefined && g.idle.pssKiB !== undefined ? (g.holdEnd.pssKiB - g.idle.pssKiB) / n : undefined;
+      lines.push(`  gateway at ${r.held}  RSS ${mib(g.holdEnd.rssKiB)}${pss(g.holdEnd)}`);
+      lines.push(`  per session   RSS ${perRss.toFixed(1)} KiB${perPss === undefined ? "" : `, PSS ${perPss.toFixed(1)} KiB`}  ((at N - idle) / N)`);
+      const rampCpu = g.rampEnd.cpuSeconds - g.idle.cpuSeconds;
+      lines.push(`  gateway CPU   ramp ${rampCpu.toFixed(1)} s (${((1000 * rampCpu) / Math.max(logins, 1)).toFixed(1)} ms per login); holding ${cpuPercent(g.holdStart, g.holdEnd).toFixed(2)} % of a core`);
+    } else {
+      const change = (100 * (g.afterLogout.rssKiB - g.idle.rssKiB)) / g.idle.rssKiB;
+      lines.push(`  gateway CPU   ${cpuPercent(g.idle, g.holdEnd).toFixed(1)} % of a core during the churn`);
+      lines.push(`  churn memory  before ${mib(g.idle.rssKiB)}, after ${mib(g.afterLogout.rssKiB)} (${change >= 0 ? "+" : ""}${change.toFixed(1)} %)`);
+    }
+    lines.push(`  after logout  RSS ${mib(g.afterLogout.rssKiB)}${pss(g.afterLogout)} (${o.settleSeconds} s after the last session left)`);
+  }
+  const failed = Object.entries(r.counters.failures);
+  lines.push(`  failures      ${failed.length === 0 ? "none" : failed.map(([k, v]) => `${k} ${v}`).join(", ")}`);
+  for (const [k, list] of Object.entries(r.counters.examples)) for (const m of list) lines.push(`    ${k}: ${m}`);
+  return lines;
+}

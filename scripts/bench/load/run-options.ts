@@ -1,0 +1,107 @@
+/**
+ * The runner's command line, checked with zod (input from outside). Every option has a default
+ * but --url and the password (--password, or LOAD_PASSWORD in the environment).
+ */
+import { parseArgs } from "node:util";
+import { z } from "zod";
+import { err, ok, type Result } from "../../../src/errors.ts";
+import { parseSources } from "./process-plan.ts";
+
+export const USAGE = `bun scripts/bench/load/run.ts --url https://HOST[:PORT]/ [options]
+  --sessions N          sessions to hold (or churn lanes), default 100
+  --processes N         load processes (children), default 2
+  --sources LIST        source addresses: 203.0.113.10-203.0.113.40 or a,b,c; default 0.0.0.0 (any)
+  --dtls MODE           psk | legacy | none, default psk
+  --user-prefix P       users are P0, P1, ... (session i logs in as P(i mod --users)), default load
+  --users N             how many users, default 1
+  --password TEXT       their password (or LOAD_PASSWORD in the environment)
+  --hold SECONDS        hold every session this long once all are up, default 30
+  --churn SECONDS       instead of holding: each lane connects, pings once, logs out, again, this long
+  --gw-pid PID          the gateway process: memory (RSS, PSS) and CPU are read from /proc/PID
+  --ping-interval S     seconds between ICMP echoes per session, default 60
+  --ping-target A.B.C.D echo target, default the gateway's tunnel address (the pool's first)
+  --concurrency N       logins in progress at once over all processes, default 50
+  --setup-timeout S     login + CONNECT + DTLS must finish within this, default 60
+  --settle S            after logout, wait this long before reading the gateway's memory, default 10`;
+
+const integer = (min: number, max: number) => z.coerce.number().int().min(min).max(max);
+
+const schema = z.object({
+  url: z.url({ protocol: /^https$/ }),
+  sessions: integer(1, 100_000).default(100),
+  processes: integer(1, 64).default(2),
+  sources: z.string().default("0.0.0.0"),
+  dtls: z.enum(["psk", "legacy", "none"]).default("psk"),
+  "user-prefix": z.string().regex(/^[A-Za-z0-9_.@-]+$/).default("load"),
+  users: integer(1, 1_000_000).default(1),
+  password: z.string().min(1, "give the users' password with --password or LOAD_PASSWORD"),
+  hold: integer(0, 86_400).default(30),
+  churn: integer(0, 86_400).default(0),
+  "gw-pid": integer(1, 2 ** 22).optional(),
+  "ping-interval": integer(1, 3600).default(60),
+  "ping-target": z.ipv4().optional(),
+  concurrency: integer(1, 10_000).default(50),
+  "setup-timeout": integer(1, 3600).default(60),
+  settle: integer(0, 600).default(10),
+});
+
+export interface RunOptions {
+  host: string;
+  port: number;
+  path: string;
+  sessions: number;
+  processes: number;
+  sources: string[];
+  dtls: "psk" | "legacy" | "none";
+  userPrefix: string;
+  users: number;
+  password: string;
+  holdSeconds: number;
+  churnSeconds: number;
+  gwPid?: number;
+  pingIntervalSeconds: number;
+  pingTarget?: string;
+  concurrency: number;
+  setupTimeoutSeconds: number;
+  settleSeconds: number;
+}
+
+const STRING_OPTIONS = Object.keys(schema.shape);
+
+export function parseRunOptions(argv: string[], env: Record<string, string | undefined>): Result<RunOptions> {
+  let values: Record<string, string | boolean | undefined>;
+  try {
+    values = parseArgs({ args: argv, options: Object.fromEntries(STRING_OPTIONS.map((k) => [k, { type: "string" as const }])), strict: true }).values;
+  } catch (e) {
+    return err("load.usage", `${(e as Error).message}\n${USAGE}`);
+  }
+  const parsed = schema.safeParse({ ...values, password: values.password ?? env.LOAD_PASSWORD });
+  if (!parsed.success) {
+    const problems = parsed.error.issues.map((i) => `--${i.path.join(".")}: ${i.message}`).join("; ");
+    return err("load.usage", `${problems}\n${USAGE}`);
+  }
+  const o = parsed.data;
+  const sources = parseSources(o.sources);
+  if (typeof sources === "string") return err("load.usage", `--sources: ${sources}`);
+  const url = new URL(o.url);
+  return ok({
+    host: url.hostname.replace(/^\[|\]$/g, ""),
+    port: url.port ? Number(url.port) : 443,
+    path: url.pathname || "/",
+    sessions: o.sessions,
+    processes: Math.min(o.processes, o.sessions),
+    sources,
+    dtls: o.dtls,
+    userPrefix: o["user-prefix"],
+    users: o.users,
+    password: o.password,
+    holdSeconds: o.hold,
+    churnSeconds: o.churn,
+    gwPid: o["gw-pid"],
+    pingIntervalSeconds: o["ping-interval"],
+    pingTarget: o["ping-target"],
+    concurrency: o.concurrency,
+    setupTimeoutSeconds: o["setup-timeout"],
+    settleSeconds: o.settle,
+  });
+}

@@ -1,0 +1,90 @@
+/**
+ * Sessions at scale (issue 13): starts dist/gw in network namespaces, provisions users, holds N
+ * tunnel sessions with DTLS from the load generator (scripts/bench/load/) and prints what the
+ * gateway costs: per-session memory at N, idle CPU while holding, logins/s, and memory after
+ * every session logged out. Not a test: figures. Root; `npm run build` first.
+ *   bun scripts/bench/sessions-at-scale.ts [--sessions 1000] [--dtls psk|legacy|none] [--hold 60]
+ *     [--processes 4] [--churn SECONDS] [--variant binary|sources]
+ * 20,000 sessions need an open-file limit above 2 × N for gw (one TCP + one UDP socket each).
+ */
+import { execFileSync, spawn } from "node:child_process";
+import { existsSync, rmSync } from "node:fs";
+import { join } from "node:path";
+import { parseArgs } from "node:util";
+import { gwCli, provision, repoRoot, startGw, tempDir, type GwVariant } from "../../test/harness/gateway.ts";
+import { ProcessGroup } from "../../test/harness/processes.ts";
+import { createTopology } from "../../test/harness/topology.ts";
+
+const { values } = parseArgs({
+  options: {
+    sessions: { type: "string", default: "1000" },
+    dtls: { type: "string", default: "psk" },
+    hold: { type: "string", default: "60" },
+    processes: { type: "string", default: "4" },
+    churn: { type: "string", default: "0" },
+    users: { type: "string", default: "20" },
+    variant: { type: "string" },
+  },
+});
+const sessions = Number(values.sessions);
+const users = Number(values.users);
+const variant = (values.variant ?? (existsSync(join(repoRoot, "dist/gw")) ? "binary" : "sources")) as GwVariant;
+const password = "load-pass-1";
+// 20 sessions per source address: well under the gateway's 32 connections not yet a tunnel per address.
+const sourceCount = Math.min(200, Math.max(1, Math.ceil(sessions / 100)));
+const sources = Array.from({ length: sourceCount }, (_, i) => `203.0.113.${10 + i}`);
+
+const topology = createTopology("load");
+const procs = new ProcessGroup();
+const work = tempDir("load");
+const cleanup = async () => {
+  await procs.stopAll();
+  topology.destroy();
+  rmSync(work, { recursive: true, force: true });
+};
+process.once("SIGINT", () => void cleanup().then(() => process.exit(130)));
+
+let code = 1;
+try {
+  const dataDir = join(work, "data");
+  // A pool of 4,094 addresses per 1,000 sessions or part; no per-user limit (20 users share the sessions).
+  const prefix = Math.max(12, 20 - Math.ceil(Math.log2(Math.max(1, Math.ceil(sessions / 1000)))));
+  const settings = { pool: `10.64.0.0/${prefix}`, maxSessionsPerUser: 0, cookieTimeout: 10 };
+  provision(variant, dataDir, [
+    [["group", "add", "load", "--route", "198.51.100.0/24"]],
+    ...Array.from({ length: users }, (_, i) => [["user", "add", `load${i}`, "--group", "load", "--password-stdin"], `${password}\n`] as [string[], string]),
+  ]);
+  const set = gwCli(variant, ["config", "set", "-", "--data-dir", dataDir], JSON.stringify(settings));
+  if (set.code !== 0) throw new Error(`gw config set failed: ${set.stderr}`);
+  for (const a of sources) execFileSync("ip", ["-n", topology.client, "addr", "add", `${a}/24`, "dev", topology.clientInterface]);
+  const gw = await startGw(variant, topology, procs, dataDir);
+  const pid = gw.process.child.pid!;
+  // The idle figure is taken by the runner; give the fresh process a moment to finish starting.
+  await Bun.sleep(3000);
+  console.log(`sessions-at-scale: gw (${variant}) pid ${pid}, pool ${settings.pool}, ${users} users, ${sources.length} source addresses`);
+  const argv = [
+    ...topology.exec(topology.client),
+    process.execPath,
+    join(repoRoot, "scripts/bench/load/run.ts"),
+    "--url", `https://${topology.gatewayOutside}/`,
+    "--sessions", String(sessions),
+    "--processes", String(values.processes),
+    "--sources", `${sources[0]}-${sources.at(-1)}`,
+    "--dtls", String(values.dtls),
+    "--user-prefix", "load",
+    "--users", String(users),
+    "--hold", String(values.hold),
+    "--churn", String(values.churn),
+    "--gw-pid", String(pid),
+  ];
+  // The runner prints as it goes; its exit status is ours.
+  const runner = spawn(argv[0]!, argv.slice(1), { stdio: ["ignore", "inherit", "inherit"], env: { ...process.env, LOAD_PASSWORD: password } });
+  code = await new Promise<number>((resolve) => runner.on("close", (c) => resolve(c ?? 1)));
+  if (gw.process.child.exitCode !== null) {
+    console.error(`sessions-at-scale: gw exited (${gw.process.child.exitCode}) during the run:\n${gw.process.stderr().slice(-2000)}`);
+    code = 1;
+  }
+} finally {
+  await cleanup();
+}
+process.exit(code);
