@@ -122,7 +122,9 @@ async function churn(): Promise<void> {
       counters.count("churn cycles");
     }
   });
+  const status = setInterval(() => report("status"), 2000);
   await Promise.all(lanes);
+  clearInterval(status);
   await new Promise((r) => setTimeout(r, 500)); // let the last DISCONNECT frames leave
   report("final");
 }
