@@ -69,7 +69,9 @@ async function forEachLimited(items: number[], work: (i: number) => Promise<void
       const source = sourceOf(plan, i);
       await slots.acquire(source);
       try {
-        await work(i);
+        // A gateway that refuses everyone should not cost a full ramp of timeouts: stop early.
+        if (counters.failureCount() > plan.abortAfterFailures) counters.count("sessions not tried (too many failures)");
+        else await work(i);
       } finally {
         slots.release(source);
       }

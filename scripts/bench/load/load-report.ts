@@ -36,6 +36,8 @@ export function failureReasons(r: RunResult): string[] {
     const kinds = failed.map(([k, v]) => `${k} ${v} (e.g. ${r.counters.examples[k]?.[0] ?? "?"})`).join("; ");
     reasons.push(`${total} failure${total === 1 ? "" : "s"}: ${kinds}`);
   }
+  const notTried = r.counters.counts["sessions not tried (too many failures)"] ?? 0;
+  if (notTried > 0) reasons.push(`${notTried} sessions not tried: the load processes stopped after too many failures`);
   if (r.options.churnSeconds === 0) {
     if (r.held < r.options.sessions) reasons.push(`only ${r.held} of ${r.options.sessions} sessions held`);
     if (r.options.dtls !== "none" && r.dtlsHeld < r.held) reasons.push(`DTLS established on only ${r.dtlsHeld} of ${r.held} held sessions`);
