@@ -60,7 +60,7 @@ try {
   const gw = await startGw(variant, topology, procs, dataDir);
   const pid = gw.process.child.pid!;
   // The idle figure is taken by the runner; give the fresh process a moment to finish starting.
-  await Bun.sleep(3000);
+  await new Promise((r) => setTimeout(r, 3000));
   console.log(`sessions-at-scale: gw (${variant}) pid ${pid}, pool ${settings.pool}, ${users} users, ${sources.length} source addresses`);
   const argv = [
     ...topology.exec(topology.client),

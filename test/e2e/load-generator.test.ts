@@ -77,7 +77,7 @@ describe.skipIf(!e2eAvailable("sources"))("load generator against gw (sources)",
     expect(r.stdout).toMatch(/per session {3}RSS -?\d+\.\d KiB, PSS -?\d+\.\d KiB/);
     expect(r.stdout).toContain("failures      none");
     // The gateway logs each logout as it handles the DISCONNECT; give the last ones a moment.
-    for (let i = 0; i < 100 && logouts() - before < 200; i++) await Bun.sleep(200);
+    for (let i = 0; i < 100 && logouts() - before < 200; i++) await new Promise((r) => setTimeout(r, 200));
     expect(logouts() - before).toBe(200);
   }, 180_000);
 

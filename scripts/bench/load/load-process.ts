@@ -69,7 +69,9 @@ async function forEachLimited(items: number[], work: (i: number) => Promise<void
       const source = sourceOf(plan, i);
       await slots.acquire(source);
       try {
-        await work(i);
+        // A gateway that refuses everyone should not cost a full ramp of timeouts: stop early.
+        if (counters.failureCount() > plan.abortAfterFailures) counters.count("sessions not tried (too many failures)");
+        else await work(i);
       } finally {
         slots.release(source);
       }
@@ -122,7 +124,9 @@ async function churn(): Promise<void> {
       counters.count("churn cycles");
     }
   });
+  const status = setInterval(() => report("status"), 2000);
   await Promise.all(lanes);
+  clearInterval(status);
   await new Promise((r) => setTimeout(r, 500)); // let the last DISCONNECT frames leave
   report("final");
 }

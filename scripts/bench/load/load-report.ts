@@ -12,6 +12,8 @@ export interface GatewaySamples {
   holdStart: GatewaySample;
   holdEnd: GatewaySample;
   afterLogout: GatewaySample;
+  /** Churn: the first sample past a fifth of the churn (heap grown to its working size). */
+  warm?: GatewaySample;
 }
 
 export interface RunResult {
@@ -34,6 +36,8 @@ export function failureReasons(r: RunResult): string[] {
     const kinds = failed.map(([k, v]) => `${k} ${v} (e.g. ${r.counters.examples[k]?.[0] ?? "?"})`).join("; ");
     reasons.push(`${total} failure${total === 1 ? "" : "s"}: ${kinds}`);
   }
+  const notTried = r.counters.counts["sessions not tried (too many failures)"] ?? 0;
+  if (notTried > 0) reasons.push(`${notTried} sessions not tried: the load processes stopped after too many failures`);
   if (r.options.churnSeconds === 0) {
     if (r.held < r.options.sessions) reasons.push(`only ${r.held} of ${r.options.sessions} sessions held`);
     if (r.options.dtls !== "none" && r.dtlsHeld < r.held) reasons.push(`DTLS established on only ${r.dtlsHeld} of ${r.held} held sessions`);
@@ -69,9 +73,15 @@ export function formatReport(r: RunResult): string[] {
       const rampCpu = g.rampEnd.cpuSeconds - g.idle.cpuSeconds;
       lines.push(`  gateway CPU   ramp ${rampCpu.toFixed(1)} s (${((1000 * rampCpu) / Math.max(logins, 1)).toFixed(1)} ms per login); holding ${cpuPercent(g.holdStart, g.holdEnd).toFixed(2)} % of a core`);
     } else {
-      const change = (100 * (g.afterLogout.rssKiB - g.idle.rssKiB)) / g.idle.rssKiB;
-      lines.push(`  gateway CPU   ${cpuPercent(g.idle, g.holdEnd).toFixed(1)} % of a core during the churn`);
-      lines.push(`  churn memory  before ${mib(g.idle.rssKiB)}, after ${mib(g.afterLogout.rssKiB)} (${change >= 0 ? "+" : ""}${change.toFixed(1)} %)`);
+      const change = (from: GatewaySample) => {
+        const pct = (100 * (g.afterLogout.rssKiB - from.rssKiB)) / from.rssKiB;
+        return `${pct >= 0 ? "+" : ""}${pct.toFixed(1)} %`;
+      };
+      const cycles = c["churn cycles"] ?? 0;
+      const cpu = g.holdEnd.cpuSeconds - g.idle.cpuSeconds;
+      lines.push(`  gateway CPU   ${cpuPercent(g.idle, g.holdEnd).toFixed(1)} % of a core during the churn (${((1000 * cpu) / Math.max(cycles, 1)).toFixed(1)} ms per cycle)`);
+      lines.push(`  churn memory  RSS before ${mib(g.idle.rssKiB)}, at the end ${mib(g.holdEnd.rssKiB)}, settled ${mib(g.afterLogout.rssKiB)} (${change(g.idle)} on before)`);
+      if (g.warm) lines.push(`  warmed up     RSS ${mib(g.warm.rssKiB)} at t=${((g.warm.at - g.idle.at) / 1000).toFixed(0)} s; settled is ${change(g.warm)} on it`);
     }
     lines.push(`  after logout  RSS ${mib(g.afterLogout.rssKiB)}${pss(g.afterLogout)} (${o.settleSeconds} s after the last session left)`);
   }

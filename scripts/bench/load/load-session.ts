@@ -54,7 +54,7 @@ export class LoadSession {
   private socket: TLSSocket | undefined;
   private readonly http = new HttpResponseReader();
   private frames: CstpFrameReader | undefined;
-  private cookies = new Map<string, string>();
+  private readonly cookies = new Map<string, string>();
   private grant: TunnelGrant | undefined;
   private readonly masterSecret = new Uint8Array(randomBytes(48));
   private loginSteps = 0;
@@ -177,7 +177,9 @@ export class LoadSession {
     if (typeof r === "string") return this.fail("login-protocol", r);
     for (const c of r.headers.get("set-cookie") ?? []) {
       const m = /^([^=;\s]+)=([^;]*)/.exec(c);
-      if (m) m[2] ? this.cookies.set(m[1]!, m[2]) : this.cookies.delete(m[1]!);
+      if (!m) continue;
+      if (m[2]) this.cookies.set(m[1]!, m[2]);
+      else this.cookies.delete(m[1]!); // an empty value deletes the cookie (§2.8)
     }
     const answer = parseAuthAnswer(r.status, r.headers.get("set-cookie") ?? [], r.body);
     if (!answer.ok) return this.fail("login-protocol", answer.error.message);

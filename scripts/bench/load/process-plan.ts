@@ -22,12 +22,14 @@ export interface ProcessPlan {
   perSourceLimit: number;
   /** 0: hold until told to log out; else churn for this long. */
   churnSeconds: number;
+  /** Stop starting sessions once this process has counted more failures than this. */
+  abortAfterFailures: number;
 }
 
 /** The gateway's cap on connections not yet a tunnel per client address is 32; stay well under it. */
 export const PER_SOURCE_BUDGET = 24;
 
-export type PlanInput = Omit<ProcessPlan, "processIndex" | "indexes" | "concurrency" | "perSourceLimit"> & {
+export type PlanInput = Omit<ProcessPlan, "processIndex" | "indexes" | "concurrency" | "perSourceLimit" | "abortAfterFailures"> & {
   sessions: number;
   processes: number;
   /** Logins in progress at once over all processes. */
@@ -43,6 +45,8 @@ export function planProcesses(o: PlanInput): ProcessPlan[] {
     concurrency: Math.max(1, Math.ceil(concurrency / processes)),
     // Every process may use every source: split each source's budget between them.
     perSourceLimit: Math.max(1, Math.floor(PER_SOURCE_BUDGET / processes)),
+    // More than 1 % of the sessions (at least 10) failing makes the run a failure anyway.
+    abortAfterFailures: Math.ceil(Math.max(10, sessions / 100) / processes),
   }));
 }
 

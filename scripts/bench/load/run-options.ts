@@ -34,7 +34,7 @@ const schema = z.object({
   dtls: z.enum(["psk", "legacy", "none"]).default("psk"),
   "user-prefix": z.string().regex(/^[A-Za-z0-9_.@-]+$/).default("load"),
   users: integer(1, 1_000_000).default(1),
-  password: z.string().min(1, "give the users' password with --password or LOAD_PASSWORD"),
+  password: z.string().min(1),
   hold: integer(0, 86_400).default(30),
   churn: integer(0, 86_400).default(0),
   "gw-pid": integer(1, 2 ** 22).optional(),
@@ -75,9 +75,12 @@ export function parseRunOptions(argv: string[], env: Record<string, string | und
   } catch (e) {
     return err("load.usage", `${(e as Error).message}\n${USAGE}`);
   }
-  const parsed = schema.safeParse({ ...values, password: values.password ?? env.LOAD_PASSWORD });
+  const input: Record<string, unknown> = { ...values, password: values.password ?? env.LOAD_PASSWORD };
+  const parsed = schema.safeParse(input);
   if (!parsed.success) {
-    const problems = parsed.error.issues.map((i) => `--${i.path.join(".")}: ${i.message}`).join("; ");
+    const problems = parsed.error.issues
+      .map((i) => `--${i.path.join(".")}: ${input[String(i.path[0])] === undefined ? `required${i.path[0] === "password" ? " (or LOAD_PASSWORD in the environment)" : ""}` : i.message}`)
+      .join("; ");
     return err("load.usage", `${problems}\n${USAGE}`);
   }
   const o = parsed.data;

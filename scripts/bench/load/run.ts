@@ -9,7 +9,7 @@
 import { spawn, type ChildProcess } from "node:child_process";
 import { join } from "node:path";
 import { createInterface } from "node:readline";
-import { sampleGateway, type GatewaySample } from "./gateway-stats.ts";
+import { mib, sampleGateway, type GatewaySample } from "./gateway-stats.ts";
 import { addSnapshots, type CounterSnapshot } from "./load-counters.ts";
 import { failureReasons, formatReport, type GatewaySamples } from "./load-report.ts";
 import { planProcesses, type ProcessPlan } from "./process-plan.ts";
@@ -117,6 +117,21 @@ async function main(): Promise<number> {
     held = children.reduce((n, c) => n + (c.last?.held ?? 0), 0);
     dtlsHeld = children.reduce((n, c) => n + (c.last?.dtls ?? 0), 0);
   }
+  let warm: GatewaySample | undefined;
+  if (o.churnSeconds > 0) {
+    // Memory over the churn; the first sample past a fifth of it is the warmed-up reference.
+    const every = Math.max(5, o.churnSeconds / 10) * 1000;
+    const sampler = setInterval(() => {
+      const s = sample(o);
+      if (!s) return;
+      const t = (s.at - startedAt) / 1000;
+      if (!warm && t >= o.churnSeconds / 5) warm = s;
+      const cycles = children.reduce((n, c) => n + (c.last?.counts["churn cycles"] ?? 0), 0);
+      console.log(`  t=${t.toFixed(0).padStart(5)} s  ${String(cycles).padStart(7)} cycles  gateway RSS ${mib(s.rssKiB)}  CPU ${(s.cpuSeconds - idle!.cpuSeconds).toFixed(1)} s`);
+    }, every);
+    await Promise.all(children.map((c) => c.final));
+    clearInterval(sampler);
+  }
   const holdEnd = sample(o);
   for (const c of children) c.process.stdin!.end("logout\n");
   await Promise.all(children.map((c) => c.final));
@@ -133,7 +148,7 @@ async function main(): Promise<number> {
     c.last?.event === "final" ? [] : [`load process ${i} ended without its final report (exit ${c.process.exitCode}): ${c.stderr().trim().split("\n").slice(-3).join(" | ")}`],
   );
   const gateway: GatewaySamples | undefined =
-    idle && holdEnd && afterLogout ? { idle, rampEnd: rampEnd ?? idle, holdStart: holdStart ?? idle, holdEnd, afterLogout } : undefined;
+    idle && holdEnd && afterLogout ? { idle, rampEnd: rampEnd ?? idle, holdStart: holdStart ?? idle, holdEnd, afterLogout, warm } : undefined;
   const result = {
     options: o,
     rampSeconds,

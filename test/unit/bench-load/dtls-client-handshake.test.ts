@@ -4,7 +4,7 @@
  */
 import { describe, expect, test } from "bun:test";
 import { randomBytes } from "node:crypto";
-import { ContentType, DtlsServerHandshake, findLegacySuite, parseRecords, type DtlsEstablished, type DtlsHandshakeMode } from "../../../src/dtls/protocol/index.ts";
+import { ContentType, DtlsServerHandshake, findLegacySuite, parseRecords, peekClientHelloSessionId, type DtlsEstablished, type DtlsHandshakeMode } from "../../../src/dtls/protocol/index.ts";
 import { DtlsClientChannel, DtlsType } from "../../../scripts/bench/load/dtls-client-channel.ts";
 import { DtlsClientHandshake, type DtlsClientEstablished, type DtlsClientMode } from "../../../scripts/bench/load/dtls-client-handshake.ts";
 
@@ -119,6 +119,15 @@ describe("PSK-NEGOTIATE", () => {
     const mode: DtlsClientMode = { kind: "psk", psk, appId: bytes(32) };
     return { client: new DtlsClientHandshake(mode), server: new DtlsServerHandshake({ kind: "psk", psk, ...serverMode }) };
   };
+
+  test("the gateway's UDP demultiplexer finds the session by the App-ID in our ClientHello", () => {
+    const appId = bytes(32);
+    const hello = new DtlsClientHandshake({ kind: "psk", psk: bytes(32), appId }).start()[0]!;
+    const ids = peekClientHelloSessionId(hello);
+    if (!ids.ok) throw ids.error;
+    expect(Buffer.from(ids.value.pskLookupId)).toEqual(Buffer.from(appId));
+    expect([hello[1], hello[2]]).toEqual([0xfe, 0xff]); // record version DTLS 1.0, as GnuTLS sends it
+  });
 
   test("both sides established with PSK-AES256-GCM-SHA384, data both ways", () => {
     const { client, server } = pair();
