@@ -32,7 +32,10 @@ const list = apiRead({
       "bytes-in": String(s.bytesIn),
       "bytes-out": String(s.bytesOut),
     })),
-    columns: ["id", "user", "group", "address", "address6", "client", "channel", "since", "bytes-in", "bytes-out"],
+    // The IPv6 column only where some session has an IPv6 address (--pool6): IPv4-only gateways keep today's table.
+    columns: page.items.some((s) => s.address6)
+      ? ["id", "user", "group", "address", "address6", "client", "channel", "since", "bytes-in", "bytes-out"]
+      : ["id", "user", "group", "address", "client", "channel", "since", "bytes-in", "bytes-out"],
   }),
 });
 

@@ -80,6 +80,9 @@ describe.skipIf(!e2eAvailable())("IPv6 inside and outside the tunnel (openconnec
     // The listener is dual-stack (::), and an IPv4 client is still shown as IPv4.
     const seen = connections().items.find((c) => c.state === "connected")!;
     expect(seen).toMatchObject({ address: env.get("INTERNAL_IP4_ADDRESS"), address6, clientAddress: "203.0.113.2" });
+    const table = gwCli("sources", ["connections", "list", "--data-dir", gw.dataDir], undefined, topology.exec(topology.gateway)).stdout.split("\n");
+    expect(table[0]).toMatch(/^ID +USER +GROUP +ADDRESS +ADDRESS6 +CLIENT /);
+    expect(table.find((line) => line.includes(address6!))).toBeDefined();
 
     oc.child.kill("SIGUSR2");
     const state = join(work, `client${n - 1}`);
