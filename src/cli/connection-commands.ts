@@ -1,4 +1,5 @@
 import type { ConnectionView } from "../control/connections.ts";
+import { formatBitRate } from "../firewall/rate.ts";
 import { apiChange, apiRead } from "./api-commands.ts";
 import { intOption } from "./args.ts";
 import { group } from "./command-group.ts";
@@ -31,8 +32,9 @@ const list = apiRead({
       since: time(s.connectedSince ?? s.loginAt),
       "bytes-in": String(s.bytesIn),
       "bytes-out": String(s.bytesOut),
+      dropped: String(Object.values(s.drops).reduce((a, b) => a + b, 0)),
     })),
-    columns: ["id", "user", "group", "address", "address6", "client", "channel", "since", "bytes-in", "bytes-out"],
+    columns: ["id", "user", "group", "address", "address6", "client", "channel", "since", "bytes-in", "bytes-out", "dropped"],
   }),
 });
 
@@ -41,7 +43,16 @@ const show = apiRead({
   description: "Show one live session",
   options: idArg,
   path: (o) => c(o.id),
-  view: (s: ConnectionView) => ({ record: { ...s, loginAt: time(s.loginAt), connectedSince: time(s.connectedSince), lastDpdAt: time(s.lastDpdAt) } }),
+  view: (s: ConnectionView) => ({
+    record: {
+      ...s,
+      loginAt: time(s.loginAt),
+      connectedSince: time(s.connectedSince),
+      lastDpdAt: time(s.lastDpdAt),
+      rateUp: s.rateUp === null ? "unlimited" : formatBitRate(s.rateUp),
+      rateDown: s.rateDown === null ? "unlimited" : formatBitRate(s.rateDown),
+    },
+  }),
 });
 
 const kill = apiChange({
