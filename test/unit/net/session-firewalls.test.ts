@@ -121,11 +121,11 @@ describe("a session's firewall in the data path", () => {
 
   test("the download limit drops the excess and counts it", () => {
     const h = harness();
-    h.policies.set("staff", policy(undefined, { rateDown: 1e6 })); // starter rule, 1 Mbit/s: a 64 KiB burst
+    h.policies.set("staff", policy(undefined, { rateDown: 1e6 })); // starter rule, 1 Mbit/s: a burst of 187.5 kB
     const fw = h.attach(h.session("staff"));
     fw.fromClient(udp(CLIENT, LAN, 5000, 9));
     const big = udp(LAN, CLIENT, 9, 5000);
-    for (let i = 0; i < 100_000 / big.length; i++) fw.sendPacket(big);
+    for (let i = 0; i < 400_000 / big.length; i++) fw.sendPacket(big);
     expect(h.drops.get("rate_limited_down")).toBeGreaterThan(0);
     expect(fw.drops().rate_limited_down).toBe(h.drops.get("rate_limited_down"));
   });
