@@ -7,7 +7,7 @@ import { ICMP_PROHIBITED_MAX, writeIcmpProhibited } from "./icmp-prohibited.ts";
 import { icmpEchoId, ipv4HeaderLength, ipv4Protocol, isIcmpEchoType, isIcmpErrorType, isLaterFragment, transportWord0, transportWord1 } from "./packet-fields.ts";
 import { bucketForBitRate, burstFor, TokenBucket } from "./token-bucket.ts";
 
-/** Why the policy filter dropped a packet (the lead adds these to DropReason when wiring it in). */
+/** Why the policy filter dropped a packet (each is a DropReason too, counted in /metrics). */
 export type PolicyDropReason = "not_ipv4" | "policy_denied" | "policy_inbound_denied" | "rate_limited_up" | "rate_limited_down" | "malformed_transport";
 
 export interface PolicyFilterOptions {
@@ -21,7 +21,7 @@ export interface PolicyFilterOptions {
   /** Upload and download limits, bits/s. */
   rateUp?: number;
   rateDown?: number;
-  /** Called on each policy drop (for the lead's rate-limited policy.drop event): the cause (rule index or negative), peer, IP protocol, port. */
+  /** Called on each policy drop (counts by rule, the rate-limited policy.drop event): the cause (rule index or negative), peer, IP protocol, port. */
   onDrop?: (cause: number, peer: number, protocol: number, port: number) => void;
 }
 
