@@ -72,7 +72,7 @@ for (const channel of ["cstp", "dtls"] as const) {
       token = created.stdout.trim();
       gw = await startGw("sources", topology, procs, dataDir);
       setPolicy({ rules: LAN_RULES });
-      const lan = procs.start([...topology.exec(topology.lan), process.execPath, echo, "serve", "8080", "8081", "8082"]);
+      const lan = procs.start([...topology.exec(topology.lan), process.execPath, echo, "serve", "8080", "8081", "8082", "8083"]);
       await lan.waitFor("listening");
       const state = join(work, "alice");
       mkdirSync(state);
@@ -112,6 +112,13 @@ for (const channel of ["cstp", "dtls"] as const) {
       expect(probe(topology.client, topology.lanHost, 8081)).toMatchObject({ ok: true });
       expect(client.child.exitCode).toBeNull();
       expect(client.stdout() + client.stderr()).not.toContain("reconnect");
+    }, 60_000);
+
+    test("a user's own rule (gw user rule add, through the running server) reaches the live session", () => {
+      expect(connectError(8083)).toBe("EHOSTUNREACH");
+      const added = gwCli("sources", ["user", "rule", "add", "alice", "allow", "--proto", "tcp", "--to", "198.51.100.0/24", "--port", "8083", "--data-dir", gw.dataDir], undefined, topology.exec(topology.gateway));
+      expect(added.code).toBe(0);
+      expect(probe(topology.client, topology.lanHost, 8083)).toMatchObject({ ok: true });
     }, 60_000);
 
     test("revoking a rule cuts an open TCP connection", async () => {
