@@ -3,7 +3,7 @@ import { readFileSync } from "node:fs";
 import { join } from "node:path";
 
 /** WCAG 2 contrast of the UI's colour pairs, in the light and the dark theme (AA: 4.5 for text, 3 for borders). */
-const css = readFileSync(join(import.meta.dir, "../../../src/ui/assets/ui.css"), "utf8");
+const css = readFileSync(join(import.meta.dirname, "../../../src/ui/assets/ui.css"), "utf8");
 
 function theme(block: string): Record<string, string> {
   return Object.fromEntries([...block.matchAll(/--([\w-]+):\s*(#[0-9a-f]{6})/gi)].map((m) => [m[1]!, m[2]!]));
