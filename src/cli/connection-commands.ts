@@ -1,5 +1,4 @@
 import type { ConnectionView } from "../control/connections.ts";
-import { formatBitRate } from "../firewall/rate.ts";
 import { apiChange, apiRead } from "./api-commands.ts";
 import { intOption } from "./args.ts";
 import { group } from "./command-group.ts";
@@ -45,16 +44,7 @@ const show = apiRead({
   description: "Show one live session",
   options: idArg,
   path: (o) => c(o.id),
-  view: (s: ConnectionView) => ({
-    record: {
-      ...s,
-      loginAt: time(s.loginAt),
-      connectedSince: time(s.connectedSince),
-      lastDpdAt: time(s.lastDpdAt),
-      rateUp: s.rateUp === null ? "unlimited" : formatBitRate(s.rateUp),
-      rateDown: s.rateDown === null ? "unlimited" : formatBitRate(s.rateDown),
-    },
-  }),
+  view: (s: ConnectionView) => ({ record: { ...s, loginAt: time(s.loginAt), connectedSince: time(s.connectedSince), lastDpdAt: time(s.lastDpdAt) } }),
 });
 
 const kill = apiChange({
