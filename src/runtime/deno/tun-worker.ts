@@ -1,5 +1,5 @@
 import { readerWorker } from "../linux/tun-read-loop.ts";
-import { POLLIN } from "../linux/tun-libc.ts";
+import { tunPollFds } from "../linux/poll-fds.ts";
 import { addressOf, loadDenoLibc } from "./libc.ts";
 
 /** Deno's TUN reader worker (a module worker): binds read/poll with Deno.dlopen. */
@@ -8,18 +8,12 @@ const post = (event: unknown) => (self as unknown as Worker).postMessage(event);
 
 (self as unknown as Worker).onmessage = readerWorker(({ fd, wakeFd }, ring) => {
   const libc = loadDenoLibc();
-  // struct pollfd[2] { int fd; short events; short revents; }
-  const pollfds = new Int32Array(4);
-  const pollShorts = new Int16Array(pollfds.buffer);
-  pollfds[0] = fd;
-  pollShorts[2] = POLLIN;
-  pollfds[2] = wakeFd;
-  pollShorts[6] = POLLIN;
+  const { pollfds, tunRevents } = tunPollFds(fd, wakeFd);
   const pollfdsAt = addressOf(pollfds);
   const dataAt = addressOf(ring.data);
   return {
     poll: (timeoutMs) => libc.raw.poll(pollfdsAt, 2, timeoutMs),
-    tunRevents: () => pollShorts[3]!,
+    tunRevents,
     readAt: (offset, length) => Number(libc.raw.read(fd, dataAt + offset, length)),
     errno: libc.errno,
     strerror: libc.strerror,
