@@ -54,6 +54,23 @@ export function intOption(value: unknown, name: string): number | undefined {
   return n;
 }
 
+/**
+ * Document fields from flags: each repeatable flag in `lists` sets its field when given at least
+ * once, each flag in `numbers` sets its field to the whole number given.
+ */
+export function listAndNumberFields(o: Readonly<Record<string, unknown>>, lists: Readonly<Record<string, string>>, numbers: Readonly<Record<string, string>>): Record<string, unknown> {
+  const fields: Record<string, unknown> = {};
+  for (const [flag, field] of Object.entries(lists)) {
+    const values = o[flag] as readonly string[] | undefined;
+    if (values?.length) fields[field] = values;
+  }
+  for (const [flag, field] of Object.entries(numbers)) {
+    const n = intOption(o[flag], flag);
+    if (n !== undefined) fields[field] = n;
+  }
+  return fields;
+}
+
 /** A duration like 30d, 12h, 90m, 3600s: milliseconds. */
 export function durationOption(value: string, name: string): number {
   const m = /^(\d+)([smhdw])$/.exec(value.trim());

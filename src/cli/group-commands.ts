@@ -1,5 +1,5 @@
 import type { GroupView } from "../control/groups.ts";
-import { intOption, UsageError } from "./args.ts";
+import { listAndNumberFields, UsageError } from "./args.ts";
 import { apiChange, apiRead } from "./api-commands.ts";
 import type { Options } from "./command.ts";
 import { group } from "./command-group.ts";
@@ -73,11 +73,7 @@ function warningLines(view: GroupView | undefined): string {
 
 /** The policy fields given on the command line (lists only when given at least once). */
 function policyFrom(o: Options<typeof policyArgs>): Record<string, unknown> {
-  const policy: Record<string, unknown> = {};
-  for (const [flag, field] of Object.entries(LIST_FIELDS)) {
-    const values = o[flag as keyof typeof LIST_FIELDS];
-    if (values.length) policy[field] = values;
-  }
+  const policy = listAndNumberFields(o, LIST_FIELDS, NUMBER_FIELDS);
   for (const [flag, field] of Object.entries(TEXT_FIELDS)) {
     const value = o[flag as keyof typeof TEXT_FIELDS];
     if (value !== undefined) policy[field] = value;
@@ -88,10 +84,6 @@ function policyFrom(o: Options<typeof policyArgs>): Record<string, unknown> {
     if (value === undefined) continue;
     if (value !== "on" && value !== "off") throw new UsageError(`--${flag} is on or off, not "${value}"`);
     policy[field] = value === "on";
-  }
-  for (const [flag, field] of Object.entries(NUMBER_FIELDS)) {
-    const n = intOption(o[flag as keyof typeof NUMBER_FIELDS], flag);
-    if (n !== undefined) policy[field] = n;
   }
   return policy;
 }

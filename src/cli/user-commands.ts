@@ -1,6 +1,6 @@
 import type { UserView } from "../control/users.ts";
 import { apiChange, apiRead } from "./api-commands.ts";
-import { intOption, UsageError } from "./args.ts";
+import { listAndNumberFields, UsageError } from "./args.ts";
 import type { Options } from "./command.ts";
 import { group } from "./command-group.ts";
 import { time } from "./output.ts";
@@ -58,16 +58,7 @@ const UNSETTABLE: Record<string, string> = { ...LIST_OVERRIDES, ...NUMBER_OVERRI
 
 /** The per-user policy overrides given on the command line. */
 function overridesFrom(o: Options<typeof overrideArgs>): Record<string, unknown> {
-  const body: Record<string, unknown> = {};
-  for (const [flag, field] of Object.entries(LIST_OVERRIDES)) {
-    const values = o[flag as keyof typeof LIST_OVERRIDES];
-    if (values.length) body[field] = values;
-  }
-  for (const [flag, field] of Object.entries(NUMBER_OVERRIDES)) {
-    const value = o[flag as keyof typeof NUMBER_OVERRIDES];
-    if (value !== undefined) body[field] = intOption(value, flag);
-  }
-  return body;
+  return listAndNumberFields(o, LIST_OVERRIDES, NUMBER_OVERRIDES);
 }
 
 async function passwordFromStdin(): Promise<string> {
