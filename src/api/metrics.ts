@@ -6,7 +6,7 @@ export const metricsRoutes = [
   route({
     method: "get",
     path: "/metrics",
-    summary: "Prometheus text format: sessions, bytes, packets, auth outcomes by reason, DTLS vs CSTP share, drops by reason, tunnel-port connections refused and timed out by reason (also served at /metrics)",
+    summary: "Prometheus text format: sessions, bytes, packets, auth outcomes by reason, DTLS vs CSTP share, drops by reason and by policy rule, tunnel-port connections refused and timed out by reason (also served at /metrics)",
     scope: "read",
     responses: [{ status: 200, description: "text/plain; version=0.0.4", contentType: "text/plain" }],
     alsoAtRoot: true,
@@ -52,6 +52,7 @@ export function renderMetrics(s: Status, perUser: ReadonlyMap<string, UsageTotal
   metric("gw_auth_success_total", "counter", "Successful logins.", [[{}, s.auth.successes]]);
   metric("gw_auth_failure_total", "counter", "Failed logins by reason.", Object.entries(s.auth.failuresByReason).map(([reason, n]) => [{ reason }, n]));
   metric("gw_drops_total", "counter", "Packets dropped by the data path, by reason.", Object.entries(s.drops).map(([reason, n]) => [{ reason }, n]));
+  metric("gw_policy_drops_total", "counter", "Packets dropped by access policies, by group and deciding rule (the group rule's index, or user_rule, no_allow, outside_routes, client_to_client).", s.policyDrops.map((d) => [{ group: d.group, rule: d.rule }, d.drops]));
   if (s.front) {
     metric("gw_connections_unauthenticated", "gauge", "Tunnel-port connections in the TLS handshake or HTTP login (not yet a tunnel).", [[{}, s.front.unauthenticated]]);
     metric("gw_connections_refused_total", "counter", "Tunnel-port connections refused at once, by reason.", Object.entries(s.front.refused).map(([reason, n]) => [{ reason }, n]));

@@ -1,4 +1,5 @@
 import type { ConnectionView } from "../control/connections.ts";
+import { formatBitRate } from "../firewall/rate.ts";
 import { apiChange, apiRead } from "./api-commands.ts";
 import { intOption } from "./args.ts";
 import { group } from "./command-group.ts";
@@ -44,7 +45,16 @@ const show = apiRead({
   description: "Show one live session",
   options: idArg,
   path: (o) => c(o.id),
-  view: (s: ConnectionView) => ({ record: { ...s, loginAt: time(s.loginAt), connectedSince: time(s.connectedSince), lastDpdAt: time(s.lastDpdAt) } }),
+  view: (s: ConnectionView) => ({
+    record: {
+      ...s,
+      loginAt: time(s.loginAt),
+      connectedSince: time(s.connectedSince),
+      lastDpdAt: time(s.lastDpdAt),
+      rateUp: s.rateUp === null ? "unlimited" : formatBitRate(s.rateUp),
+      rateDown: s.rateDown === null ? "unlimited" : formatBitRate(s.rateDown),
+    },
+  }),
 });
 
 const kill = apiChange({

@@ -30,6 +30,11 @@ export const connectionViewSchema = z.object({
   packetsOut: z.number().int(),
   /** When the client last sent anything (DPD, keepalive or data). */
   lastDpdAt: z.number().int().nullable(),
+  /** Packets the session's policy dropped, by reason (empty before the first CONNECT). */
+  drops: z.record(z.string(), z.number().int()),
+  /** Effective bandwidth limits, bits/s (the policy's, lowered by a quota's throttle); null: none. */
+  rateUp: z.number().nullable(),
+  rateDown: z.number().nullable(),
 });
 export type ConnectionView = z.infer<typeof connectionViewSchema>;
 
@@ -105,5 +110,8 @@ export function connectionView(s: Session): ConnectionView {
     packetsIn: s.traffic.packetsIn,
     packetsOut: s.traffic.packetsOut,
     lastDpdAt: lastRx === undefined || !Number.isFinite(lastRx) ? null : Math.round(lastRx),
+    drops: s.firewall?.drops() ?? {},
+    rateUp: s.firewall?.rateUp ?? null,
+    rateDown: s.firewall?.rateDown ?? null,
   };
 }

@@ -196,6 +196,7 @@ export class ControlPlane {
       pool6: rt?.pool6?.() ?? null,
       tun: rt?.tun() ?? null,
       drops: rt ? Object.fromEntries(rt.drops.byReason) : {},
+      policyDrops: rt ? [...rt.drops.byRule].flatMap(([group, counts]) => [...counts].map(([rule, drops]) => ({ group, rule: String(rule), drops }))) : [],
       front: rt?.front() ?? null,
       users: this.store.countUsers(),
       groups: this.store.countGroups(),

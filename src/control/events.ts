@@ -20,6 +20,20 @@ export const gwEventSchema = z.discriminatedUnion("type", [
   z.object({ ...base, type: z.literal("auth.ban"), ip: z.string(), user: z.string().nullable(), failures: z.number().int(), until: z.number().int() }),
   z.object({ ...base, type: z.literal("bans.cleared"), target: z.string().nullable(), count: z.number().int(), actor: z.string() }),
   z.object({ ...base, type: z.literal("gateway.draining"), actor: z.string(), deadline: z.number().int(), sessions: z.number().int() }),
+  /** A session's packets were dropped by its policy: at most one event per session per second; `drops` counts those it stands for. */
+  z.object({
+    ...base,
+    type: z.literal("policy.drop"),
+    session: z.string(),
+    user: z.string(),
+    group: z.string(),
+    /** The deciding group rule's index, or user_rule, no_allow, outside_routes, client_to_client. */
+    rule: z.union([z.number().int(), z.string()]),
+    peer: z.string(),
+    protocol: z.number().int(),
+    port: z.number().int(),
+    drops: z.number().int(),
+  }),
   z.object({ ...base, type: z.literal("gateway.reloaded"), actor: z.string(), applied: z.array(z.string()), restartRequired: z.array(z.string()) }),
 ]);
 

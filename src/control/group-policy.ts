@@ -81,8 +81,8 @@ export const groupPolicySchema = z
 
 export type GroupPolicy = z.infer<typeof groupPolicySchema>;
 
-/** The policy in the form the data plane uses: parsed once when a session starts. */
-export interface CompiledPolicy {
+/** The policy in the form the data plane uses: parsed once when a session starts (the firewall compiles its rules). */
+export interface CompiledPolicy extends Pick<GroupPolicy, "rules" | "restrictToRoutes" | "icmpProhibited" | "rateUp" | "rateDown"> {
   routes: Ipv4Cidr[];
   excludeRoutes: Ipv4Cidr[];
   /** IPv4 DNS servers. */

@@ -38,6 +38,23 @@ export interface ConnectionInfo {
   lastRxAt(): number;
 }
 
+/** What the data plane's firewall shows about a session (connection view). */
+export interface SessionFirewallInfo {
+  /** Policy drops by reason (policy_denied, policy_inbound_denied, rate_limited_up, ...). */
+  drops(): Record<string, number>;
+  /** Effective limits, bits/s: the policy's, lowered by any cap (limitRates); undefined = none. */
+  readonly rateUp: number | undefined;
+  readonly rateDown: number | undefined;
+}
+
+/** The data plane's side of policy changes: it recompiles and applies, live, without reconnecting. */
+export interface PolicyEnforcer {
+  /** Applies the current policy (group and user read again) to the picked live sessions; returns how many. */
+  reapply(pick: (session: Session) => boolean): number;
+  /** Caps a session's rates (bits/s; undefined lifts the cap). The policy's own rate applies when lower. */
+  limitRates(session: Session, up: number | undefined, down: number | undefined): void;
+}
+
 export interface Session {
   /** Public identifier (API, logs); never the cookie. */
   readonly id: string;
@@ -62,6 +79,8 @@ export interface Session {
   /** Live sessions (see `holdsPlace`) the user may have, fixed at login; 0 or absent: no limit. */
   readonly maxLivePerUser?: number;
   ended: boolean;
+  /** Set by the data plane at the first CONNECT. */
+  firewall?: SessionFirewallInfo;
 }
 
 export interface NewSession {
@@ -86,6 +105,7 @@ export class SessionRegistry {
   private readonly activity = new WeakMap<Session, { packets: number; since: number }>();
   /** The downstream channel last announced, per session. */
   private readonly announcedChannel = new WeakMap<Session, "cstp" | "dtls">();
+  private enforcer: PolicyEnforcer | undefined;
 
   constructor(
     private readonly cookieTimeoutMs: number,
@@ -229,6 +249,25 @@ export class SessionRegistry {
       return now - since;
     }
     return now - seen.since;
+  }
+
+  /** The data plane registers here to hear about policy changes (the gateway's composition root). */
+  enforcePoliciesWith(enforcer: PolicyEnforcer): void {
+    this.enforcer = enforcer;
+  }
+
+  /**
+   * A group's or user's policy changed: the picked live sessions get it now, without reconnecting
+   * (rules recompiled, rates retuned, flows a revoked rule allowed cut). Returns the sessions updated.
+   * Example: after a user's rules change, `sessions.reapplyPolicy((s) => s.user === name)`.
+   */
+  reapplyPolicy(pick: (session: Session) => boolean = () => true): number {
+    return this.enforcer?.reapply(pick) ?? 0;
+  }
+
+  /** Caps a session's rates (quota throttling), bits/s; undefined lifts that direction's cap. */
+  limitRates(session: Session, up: number | undefined, down: number | undefined): void {
+    this.enforcer?.limitRates(session, up, down);
   }
 
   endAll(reason: EndReason): void {

@@ -54,6 +54,8 @@ export const statusSchema = z.object({
   pool6: z.object({ cidr: z.string(), capacity: z.number().int(), used: z.number().int() }).nullable(),
   tun: z.object({ name: z.string(), state: z.enum(["up", "down"]) }).nullable(),
   drops: z.record(z.string(), z.number().int()),
+  /** Policy drops by group and deciding rule (a group rule's index, or user_rule, no_allow, outside_routes, client_to_client). */
+  policyDrops: z.array(z.object({ group: z.string(), rule: z.string(), drops: z.number().int() })),
   front: frontSchema.nullable(),
   users: z.number().int(),
   groups: z.number().int(),

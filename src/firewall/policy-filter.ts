@@ -7,7 +7,7 @@ import { ICMP_PROHIBITED_MAX, writeIcmpProhibited } from "./icmp-prohibited.ts";
 import { icmpEchoId, ipv4HeaderLength, ipv4Protocol, isIcmpEchoType, isIcmpErrorType, isLaterFragment, transportWord0, transportWord1 } from "./packet-fields.ts";
 import { bucketForBitRate, burstFor, TokenBucket } from "./token-bucket.ts";
 
-/** Why the policy filter dropped a packet (the lead adds these to DropReason when wiring it in). */
+/** Why the policy filter dropped a packet (each is a DropReason too, counted in /metrics). */
 export type PolicyDropReason = "not_ipv4" | "policy_denied" | "policy_inbound_denied" | "rate_limited_up" | "rate_limited_down" | "malformed_transport";
 
 export interface PolicyFilterOptions {
@@ -21,7 +21,7 @@ export interface PolicyFilterOptions {
   /** Upload and download limits, bits/s. */
   rateUp?: number;
   rateDown?: number;
-  /** Called on each policy drop (for the lead's rate-limited policy.drop event): the cause (rule index or negative), peer, IP protocol, port. */
+  /** Called on each policy drop (counts by rule, the rate-limited policy.drop event): the cause (rule index or negative), peer, IP protocol, port. */
   onDrop?: (cause: number, peer: number, protocol: number, port: number) => void;
 }
 
@@ -52,6 +52,7 @@ export class PolicyFilter {
   dropsByRule: Uint32Array;
 
   private firewall: CompiledFirewall;
+  private icmpProhibited: boolean;
   private up: TokenBucket | undefined;
   private down: TokenBucket | undefined;
   private readonly icmpReplies: TokenBucket;
@@ -63,6 +64,7 @@ export class PolicyFilter {
   ) {
     const now = options.now();
     this.firewall = firewall;
+    this.icmpProhibited = options.icmpProhibited !== false;
     this.flows = new FlowTable(options.maxFlows);
     this.dropsByRule = new Uint32Array(firewall.rules.length);
     this.icmpReplies = new TokenBucket(ICMP_REPLIES_PER_SECOND, ICMP_REPLY_BURST, now);
@@ -87,6 +89,11 @@ export class PolicyFilter {
       const port = slot === TCP || slot === UDP ? (inbound ? clientPort : peerPort) : 0;
       return !isAllowed(firewall.decide(inbound, slot, peer, port));
     });
+  }
+
+  /** The group's icmpProhibited setting changed. */
+  setIcmpProhibited(on: boolean): void {
+    this.icmpProhibited = on;
   }
 
   setRates(rateUp: number | undefined, rateDown: number | undefined): void {
@@ -208,7 +215,7 @@ export class PolicyFilter {
     this.denied++;
     this.countCause(cause);
     this.options.onDrop?.(cause, peer, proto, port);
-    if (mayReply && this.options.icmpProhibited !== false && this.options.sendToClient && this.icmpReplies.take(1, this.options.now())) {
+    if (mayReply && this.icmpProhibited && this.options.sendToClient && this.icmpReplies.take(1, this.options.now())) {
       const length = writeIcmpProhibited(packet, this.reply);
       if (length > 0) {
         this.icmpRepliesSent++;

@@ -16,13 +16,30 @@ export type DropReason =
   | "dtls_rebind_refused" // a record from a new port of a client's address that was not authentic and new
   | "dtls_unknown_type" // a DTLS payload type we do not know
   | "dtls_handshake_failed"
-  | "udp_send_failed";
+  | "udp_send_failed"
+  | "policy_denied" // the session's access rules do not allow the packet (client -> LAN)
+  | "policy_inbound_denied" // unsolicited from the LAN and no inbound rule allows it
+  | "rate_limited_up" // over the session's upload limit
+  | "rate_limited_down" // over the session's download limit
+  | "malformed_transport"; // a TCP/UDP/ICMP header too short to read its ports
+
+/** The label of a policy drop's cause in /metrics: a rule index of the group, or why no rule decided. */
+export type PolicyDropCause = number | "no_allow" | "outside_routes" | "client_to_client" | "user_rule" | "ipv6";
 
 export class DropCounters {
   readonly byReason = new Map<DropReason, number>();
+  /** Policy drops by group, then by cause (group rule index, user_rule, no_allow, ...): the label set stays bounded by the rules. */
+  readonly byRule = new Map<string, Map<PolicyDropCause, number>>();
 
   count(reason: DropReason): void {
     this.byReason.set(reason, (this.byReason.get(reason) ?? 0) + 1);
+  }
+
+  /** The counters of one group's policy drops: looked up once per session, not per packet. */
+  ruleCounts(group: string): Map<PolicyDropCause, number> {
+    let counts = this.byRule.get(group);
+    if (!counts) this.byRule.set(group, (counts = new Map()));
+    return counts;
   }
 
   get(reason: DropReason): number {

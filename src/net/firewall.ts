@@ -33,8 +33,8 @@ function ipv6SourceCheck(own: Ipv6Words | undefined, packet: Uint8Array): DropRe
 }
 
 /**
- * The firewall layer: an ordered chain of filters (per-group rules plug in here later),
- * with drops counted by reason.
+ * The gateway-wide filters every packet from a client passes first (anti-spoofing), with drops
+ * counted by reason. Each session's own access policy follows in SessionFirewall.
  */
 export class Firewall {
   constructor(

@@ -15,6 +15,7 @@ import { loadSamlIdpCertificate, setupSaml } from "./saml-setup.ts";
 import { LoginGuard } from "../control/auth/login-guard.ts";
 import { SessionRegistry } from "../control/sessions.ts";
 import { ControlPlane } from "../control/control-plane.ts";
+import { compilePolicy } from "../control/group-policy.ts";
 import { err, ok, type Result } from "../errors.ts";
 import { AddressPool } from "../net/address-pool.ts";
 import { AddressPool6 } from "../net/address-pool6.ts";
@@ -24,6 +25,9 @@ import { DropCounters } from "../net/drop-counters.ts";
 import { antiSpoofing, Firewall } from "../net/firewall.ts";
 import { formatCidr, formatIpv4, parseCidr } from "../net/ipv4.ts";
 import { Router } from "../net/router.ts";
+import { PolicyCompiler } from "../net/policy-compiler.ts";
+import { SessionFirewalls } from "../net/session-firewalls.ts";
+import { reapplyOnChange, storedPolicySource } from "./live-policy.ts";
 import type { ServeHttps } from "../runtime/https-server.ts";
 import type { PasswordHasher } from "../runtime/password-hasher.ts";
 import type { OpenTun, TunDevice } from "../runtime/tun.ts";
@@ -55,21 +59,6 @@ import { reloadGateway } from "./reload.ts";
 import type { ReloadReport } from "../control/lifecycle.ts";
 import { LIVE_SETTING_KEYS } from "../config/settings-table.ts";
 import { UsageKeeper } from "../control/usage/usage-keeper.ts";
-import type { LimitRates } from "../control/usage/account-enforcer.ts";
-
-/**
- * Quota throttling needs per-session rate limits in the data path (wt-fwpath's PolicyFilter.setRates).
- * TODO-for-lead: when the per-session firewall is wired, pass its limitRates here instead; until then
- * a throttling quota is logged, once, and not applied (a blocking quota works).
- */
-function quotaThrottle(log: Log): LimitRates {
-  let said = false;
-  return (sessionId, up) => {
-    if (said || up === undefined) return;
-    said = true;
-    log(logLine`quota: session=${sessionId} should be throttled, but this build has no per-session rate limits yet: the throttle is not applied`);
-  };
-}
 
 /** Removes the masquerading table; a failure is logged with the command that removes it by hand. */
 function removeNat(nat: ActiveNat, log: Log): void {
@@ -198,6 +187,19 @@ export async function startGateway(config: GatewayConfig, deps: GatewayDeps): Pr
     sessions,
     router,
     firewall: new Firewall([antiSpoofing], drops),
+    firewalls: new SessionFirewalls({
+      compiler: new PolicyCompiler([poolCidr.value]),
+      // Read lazily: the control plane is built below, and the source is used only once sessions exist.
+      source: {
+        policyOf: (session) => policySource.policyOf(session),
+        groupRuleCount: (group) => policySource.groupRuleCount(group),
+      },
+      drops,
+      now,
+      flush: () => dtls?.flush(),
+      onDropNotice: (n) =>
+        control.events.emit({ type: "policy.drop", session: n.session.id, user: n.session.user, group: n.session.group, rule: n.rule, peer: n.peer, protocol: n.protocol, port: n.port, drops: n.drops }),
+    }),
     tun: device,
     drops,
     channels,
@@ -242,6 +244,8 @@ export async function startGateway(config: GatewayConfig, deps: GatewayDeps): Pr
     authStats: new AuthStats(),
     now,
     flushUsage: () => usage.ledger.flush(),
+    // A user's rules, rates or routes changed: the control plane resolves the policy, the data plane applies it.
+    reapplyPolicy: (session, policy) => plane.firewalls.applyPolicy(session, compilePolicy(policy)),
     usageTotals: () => usage.ledger.totalsOfRun(),
     runtime: {
       startedAt,
@@ -278,7 +282,10 @@ export async function startGateway(config: GatewayConfig, deps: GatewayDeps): Pr
     },
   });
   let management: RunningManagement | undefined;
-  usage.enforce({ usage: control.usage, events: control.events, audit: control.audit, limitRates: quotaThrottle(deps.log) });
+  usage.enforce({ usage: control.usage, events: control.events, audit: control.audit, limitRates: (id, up, down) => {
+    const session = sessions.findById(id);
+    if (session) sessions.limitRates(session, up, down);
+  } });
   const { users, groups } = control;
   // A group changed into something clients may not apply fully (e.g. past 200 routes): the log says so.
   cleanups.push(control.events.subscribe((e) => {
@@ -286,6 +293,13 @@ export async function startGateway(config: GatewayConfig, deps: GatewayDeps): Pr
     const view = groups.get(e.name);
     for (const warning of view.ok ? (view.value.warnings ?? []) : []) deps.log(logLine`group ${e.name}: ${warning}`);
   }));
+  // Policy changes reach live sessions (issue 9): the registry hands them to the data plane's firewalls.
+  const policySource = storedPolicySource(store, users, groups, () => ({ rateUp: config.defaultRateUp, rateDown: config.defaultRateDown }));
+  sessions.enforcePoliciesWith({
+    reapply: (pick) => plane.firewalls.reapply(pick).sessions,
+    limitRates: (session, up, down) => plane.firewalls.limitRates(session, { up, down }),
+  });
+  cleanups.push(reapplyOnChange(control.events, sessions));
   const passwordStep = new PasswordStep(users);
   const saml = setupSaml(config, samlIdpCert.value, { findUser: (name) => store.getUser(name), groupExists: (name) => groups.get(name).ok, now, log: deps.log });
   const flow = new LoginFlow({

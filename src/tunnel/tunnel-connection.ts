@@ -2,6 +2,7 @@ import type { ConnectionInfo, EndReason, LiveConnection, Session, SessionRegistr
 import type { DropCounters } from "../net/drop-counters.ts";
 import type { Firewall } from "../net/firewall.ts";
 import type { Router } from "../net/router.ts";
+import type { SessionFirewalls } from "../net/session-firewalls.ts";
 import type { TunDevice } from "../runtime/tun.ts";
 import { CstpChannel, type ChannelEnd, type ChannelSocket } from "./cstp-channel.ts";
 import type { CstpDialect } from "./cstp-codec.ts";
@@ -16,6 +17,8 @@ export interface DataPlane {
   sessions: SessionRegistry;
   router: Router;
   firewall: Firewall;
+  /** Each live session's access policy (both directions, both channels). */
+  firewalls: SessionFirewalls<Session>;
   tun: TunDevice;
   drops: DropCounters;
   /** Live CSTP channels, for the periodic DPD tick. */
@@ -33,7 +36,8 @@ export type ConnectionFacts = Omit<ConnectionInfo, "lastRxAt" | "channel" | "cip
 
 /**
  * Wires one CONNECTed TLS socket into the data path:
- * client -> CSTP or DTLS -> firewall -> TUN, and TUN -> router -> session tunnel -> DTLS or CSTP.
+ * client -> CSTP or DTLS -> anti-spoofing -> session policy -> TUN, and
+ * TUN -> router -> session policy -> session tunnel -> DTLS or CSTP.
  */
 export function startTunnel(
   plane: DataPlane,
@@ -46,11 +50,15 @@ export function startTunnel(
   dtlsOffer: DtlsOffer | undefined,
 ): CstpChannel {
   const endpoint = { address: params.address, address6: params.ipv6?.address };
+  const tunnel = tunnelOf(plane, session);
+  // The session's policy sits between the router and its tunnel, and after anti-spoofing upstream.
+  const policy = plane.firewalls.attach(session, endpoint, tunnel);
+  session.firewall = policy;
   const upstream = (packet: Uint8Array) => {
     if (!plane.firewall.allowFromClient(endpoint, packet)) return;
+    if (!policy.fromClient(packet)) return;
     if (!plane.tun.write(packet)) plane.drops.count("tun_write_failed");
   };
-  const tunnel = tunnelOf(plane, session);
   const channel: CstpChannel = new CstpChannel(socket, {
     dialect,
     preamble: responseHead,
@@ -94,8 +102,8 @@ export function startTunnel(
   tunnel.forgetDtls();
   plane.sessions.attach(session, connection);
   tunnel.cstp = channel;
-  plane.router.add(params.address, tunnel);
-  if (params.ipv6) plane.router.ipv6?.add(params.ipv6.address, tunnel);
+  plane.router.add(params.address, policy);
+  if (params.ipv6) plane.router.ipv6?.add(params.ipv6.address, policy);
   plane.channels.add(channel);
   if (dtlsOffer && plane.dtls) {
     plane.dtls.register(dtlsOffer.lookupKey, { session, tunnel, mode: dtlsOffer.mode, dpdSeconds: params.dpdSeconds, onPacket: upstream });
@@ -108,8 +116,10 @@ export function endTunnel(plane: DataPlane, session: Session): void {
   const tunnel = plane.tunnels.get(session);
   if (!tunnel) return;
   plane.tunnels.delete(session);
-  if (session.address !== undefined) plane.router.remove(session.address, tunnel);
-  if (session.address6 !== undefined) plane.router.ipv6?.remove(session.address6, tunnel);
+  const policy = plane.firewalls.get(session);
+  plane.firewalls.forget(session);
+  if (policy && session.address !== undefined) plane.router.remove(session.address, policy);
+  if (policy && session.address6 !== undefined) plane.router.ipv6?.remove(session.address6, policy);
   plane.dtls?.unregister(session);
   tunnel.close();
 }

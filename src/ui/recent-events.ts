@@ -42,6 +42,8 @@ export function describeEvent(e: GwEvent): string {
       return `${e.actor} started a drain: ${e.sessions} session(s) left, stop by ${new Date(e.deadline).toISOString()}`;
     case "gateway.reloaded":
       return `${e.actor} reloaded certificate and settings${e.restartRequired.length ? ` (restart required: ${e.restartRequired.join(", ")})` : ""}`;
+    case "policy.drop":
+      return `${e.user}: ${e.drops} packet(s) dropped by policy (rule ${e.rule}), last to ${e.peer}${e.port ? ` port ${e.port}` : ""}`;
     default:
       return `${e.type.replace(".", " ")}: ${e.name} by ${e.actor}`;
   }

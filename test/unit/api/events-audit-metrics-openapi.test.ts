@@ -84,6 +84,7 @@ describe("/metrics", () => {
     f.connect("alice", "staff");
     f.control.authStats.failure("bad_password");
     f.control.runtime!.drops.count("spoofed_source");
+    f.control.runtime!.drops.ruleCounts("staff").set(2, 3).set("no_allow", 1);
     expect((await f.request("GET", "/metrics", undefined, { token: null })).status).toBe(401);
     for (const path of ["/metrics", "/api/v1/metrics"]) {
       const r = await f.request("GET", path, undefined, { token: f.reader });
@@ -95,6 +96,8 @@ describe("/metrics", () => {
       expect(r.text).toContain('gw_traffic_bytes_total{direction="in"} 1000');
       expect(r.text).toContain('gw_auth_failure_total{reason="bad_password"} 1');
       expect(r.text).toContain('gw_drops_total{reason="spoofed_source"} 1');
+      expect(r.text).toContain('gw_policy_drops_total{group="staff",rule="2"} 3');
+      expect(r.text).toContain('gw_policy_drops_total{group="staff",rule="no_allow"} 1');
       expect(r.text).toContain("gw_connections_unauthenticated 2");
       expect(r.text).toContain('gw_connections_refused_total{reason="per_address_limit"} 3');
       expect(r.text).toContain('gw_connections_timed_out_total{reason="head"} 1');

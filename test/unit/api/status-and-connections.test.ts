@@ -41,7 +41,7 @@ describe("API /api/v1/connections", () => {
     const one = await f.request("GET", `/api/v1/connections/${a.id}`);
     expect(one.status).toBe(200);
     expect(Object.keys(one.body).sort()).toEqual(
-      ["address", "address6", "bytesIn", "bytesOut", "channel", "cipher", "clientAddress", "clientPort", "connectedSince", "group", "hostname", "id", "lastDpdAt", "loginAt", "mtu", "packetsIn", "packetsOut", "state", "user", "userAgent"].sort(),
+      ["address", "address6", "bytesIn", "bytesOut", "channel", "cipher", "clientAddress", "clientPort", "connectedSince", "drops", "group", "hostname", "id", "lastDpdAt", "loginAt", "mtu", "packetsIn", "packetsOut", "rateDown", "rateUp", "state", "user", "userAgent"].sort(),
     );
     expect(one.body).toMatchObject({ user: "alice", group: "staff", state: "connected", channel: "cstp", clientAddress: "203.0.113.2", mtu: 1400, bytesIn: 1000, packetsIn: 10 });
     expect(one.body.address).toMatch(/^10\.10\.0\.\d+$/);

@@ -1,0 +1,161 @@
+import { CLIENT_TO_CLIENT, OUTSIDE_ROUTES } from "../firewall/decision.ts";
+import { PolicyFilter } from "../firewall/policy-filter.ts";
+import type { DropCounters, PolicyDropCause } from "./drop-counters.ts";
+import type { TunnelEndpoint } from "./firewall.ts";
+import type { PolicyCompilation } from "./policy-compiler.ts";
+import type { Rule } from "../firewall/rule.ts";
+import type { PacketSink } from "./router.ts";
+
+export interface SessionFirewallOptions {
+  endpoint: TunnelEndpoint;
+  /** Where allowed downstream packets and the ICMP replies go (the session's tunnel). */
+  next: PacketSink;
+  drops: DropCounters;
+  /** This session's group's counters in /metrics (DropCounters.ruleCounts). */
+  ruleCounts: Map<PolicyDropCause, number>;
+  now(): number;
+  /** Sends what sendPacket queued (DTLS records wait in an outbox for the TUN batch's flush). */
+  flush(): void;
+  /** Each policy drop: the cause (rule index or negative, as in decision.ts), peer, IP protocol, port. */
+  onDrop(cause: number, peer: number, protocol: number, port: number): void;
+}
+
+/** Rate limits a quota or an operator imposes on top of the policy's (bits/s; the lower one applies). */
+export interface RateCap {
+  up?: number;
+  down?: number;
+}
+
+/**
+ * One session's access policy in the data path, for both channels: fromClient() after
+ * anti-spoofing on the way to the TUN, and the router's sink on the way back (toClient, then
+ * the session's tunnel). Lives as long as the session, across reconnects, so open flows
+ * survive a channel change or a reconnect. Nothing here allocates per packet.
+ */
+export class SessionFirewall implements PacketSink {
+  readonly filter: PolicyFilter;
+  /** Rules of the session's group; later indexes are the user's own rules. */
+  groupRuleCount = 0;
+  private policyUp: number | undefined;
+  private policyDown: number | undefined;
+  private cap: RateCap = {};
+  /** IPv6 passes both ways (see ipv6Passes). */
+  private ipv6Open = true;
+
+  constructor(
+    initial: PolicyCompilation,
+    groupRules: number,
+    private readonly o: SessionFirewallOptions,
+  ) {
+    this.filter = new PolicyFilter(initial.compiled, {
+      now: o.now,
+      icmpProhibited: initial.settings.icmpProhibited,
+      sendToClient: (reply) => {
+        o.next.sendPacket(reply);
+        o.flush();
+      },
+      onDrop: (cause, peer, protocol, port) => this.dropped(cause, peer, protocol, port),
+    });
+    this.apply(initial, groupRules);
+  }
+
+  /** True when the packet may go on to the TUN device; a drop is counted with its reason. */
+  fromClient(packet: Uint8Array): boolean {
+    if (packet[0]! >> 4 === 6) return this.ipv6("policy_denied");
+    const reason = this.filter.fromClient(this.o.endpoint, packet);
+    if (reason === undefined) return true;
+    this.o.drops.count(reason);
+    return false;
+  }
+
+  /** The router's sink: a packet for this client, judged before it enters the tunnel. */
+  sendPacket(packet: Uint8Array): void {
+    if (packet[0]! >> 4 === 6) {
+      if (this.ipv6("policy_inbound_denied")) this.o.next.sendPacket(packet);
+      return;
+    }
+    const reason = this.filter.toClient(this.o.endpoint, packet);
+    if (reason === undefined) this.o.next.sendPacket(packet);
+    else this.o.drops.count(reason);
+  }
+
+  /**
+   * A new policy for the live session: flows the new rules would not open again are cut,
+   * rates retuned. Returns the flows cut.
+   */
+  apply(policy: PolicyCompilation, groupRules: number): number {
+    this.groupRuleCount = groupRules;
+    this.policyUp = policy.settings.rateUp;
+    this.policyDown = policy.settings.rateDown;
+    this.filter.setIcmpProhibited(policy.settings.icmpProhibited);
+    this.ipv6Open = ipv6Passes(policy.settings.rules, policy.settings.restrictToRoutes);
+    const cut = this.filter.compiled === policy.compiled ? 0 : this.filter.setPolicy(policy.compiled);
+    this.retune();
+    return cut;
+  }
+
+  /** Caps the rates (quota throttling); undefined lifts a cap. The policy's own rate still applies when lower. */
+  limitRates(up: number | undefined, down: number | undefined): void {
+    this.cap = { up, down };
+    this.retune();
+  }
+
+  get rateUp(): number | undefined {
+    return lower(this.policyUp, this.cap.up);
+  }
+
+  get rateDown(): number | undefined {
+    return lower(this.policyDown, this.cap.down);
+  }
+
+  /** The session's drops by reason, for the connection view. */
+  drops(): Record<string, number> {
+    const f = this.filter;
+    return {
+      policy_denied: f.denied,
+      policy_inbound_denied: f.inboundDenied,
+      rate_limited_up: f.rateLimitedUp,
+      rate_limited_down: f.rateLimitedDown,
+      malformed_transport: f.malformed,
+    };
+  }
+
+  private ipv6(reason: "policy_denied" | "policy_inbound_denied"): boolean {
+    if (this.ipv6Open) return true;
+    this.o.drops.count(reason);
+    this.o.ruleCounts.set("ipv6", (this.o.ruleCounts.get("ipv6") ?? 0) + 1);
+    return false;
+  }
+
+  private retune(): void {
+    this.filter.setRates(this.rateUp, this.rateDown);
+  }
+
+  private dropped(cause: number, peer: number, protocol: number, port: number): void {
+    const key = causeLabel(cause, this.groupRuleCount);
+    this.o.ruleCounts.set(key, (this.o.ruleCounts.get(key) ?? 0) + 1);
+    this.o.onDrop(cause, peer, protocol, port);
+  }
+}
+
+/**
+ * IPv6 rules are accepted in the model but not matched yet: IPv6 packets pass only under a policy
+ * that lets everything through anyway (no deny rule, no restrictToRoutes, an outbound `allow any`
+ * to 0.0.0.0/0 or ::/0, such as the starter rule); under any narrower policy they are dropped, so
+ * a policy never leaks over IPv6.
+ */
+export function ipv6Passes(rules: readonly Rule[], restrictToRoutes: boolean): boolean {
+  if (restrictToRoutes || rules.some((r) => r.action === "deny")) return false;
+  return rules.some((r) => r.direction !== "inbound" && r.proto === "any" && r.ports === undefined && (r.to === "0.0.0.0/0" || r.to === "::/0"));
+}
+
+/** The /metrics label of a drop's cause: the group rule's index, or what decided instead. */
+export function causeLabel(cause: number, groupRules: number): PolicyDropCause {
+  if (cause >= groupRules) return "user_rule";
+  if (cause >= 0) return cause;
+  return cause === OUTSIDE_ROUTES ? "outside_routes" : cause === CLIENT_TO_CLIENT ? "client_to_client" : "no_allow";
+}
+
+function lower(a: number | undefined, b: number | undefined): number | undefined {
+  return a === undefined ? b : b === undefined ? a : Math.min(a, b);
+}
