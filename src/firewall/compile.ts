@@ -44,6 +44,16 @@ interface Range {
 
 const rangeOf = (c: Ipv4Cidr): Range => ({ first: c.network, end: c.network + 2 ** (32 - c.prefixLength) });
 
+/**
+ * The addresses of a pool that are other clients: not its network and broadcast addresses and
+ * not the gateway's own (the first usable one, as AddressPool assigns it). Packets to those
+ * follow the ordinary rules, so the starter rule reaches the gateway's tunnel address.
+ */
+function clientRangeOf(c: Ipv4Cidr): Range {
+  const size = 2 ** (32 - c.prefixLength);
+  return size < 4 ? rangeOf(c) : { first: c.network + 2, end: c.network + size - 1 };
+}
+
 export function compileFirewall(input: FirewallInput): CompiledFirewall {
   const rules = parseRules(input.rules);
   const decided = new Uint8Array(rules.length);
@@ -61,6 +71,7 @@ function buildTable(active: ParsedRule[], input: FirewallInput, decided: Uint8Ar
   const excludes = input.excludeRoutes.map(rangeOf);
   const pools = input.clientPools.map(rangeOf);
   const withinPool = (r: ParsedRule) => pools.some((p) => r.first >= p.first && r.last < p.end);
+  const clients = input.clientPools.map(clientRangeOf);
 
   const bounds = new Set<number>([0]);
   const addRange = (r: Range) => {
@@ -69,7 +80,7 @@ function buildTable(active: ParsedRule[], input: FirewallInput, decided: Uint8Ar
   };
   for (const r of active) addRange({ first: r.first, end: r.last + 1 });
   if (input.restrictToRoutes) [...routes, ...excludes].forEach(addRange);
-  pools.forEach(addRange);
+  clients.forEach(addRange);
   const starts = [...bounds].sort((a, b) => a - b);
 
   // Rules starting and ending at each boundary, for the sweep.
@@ -91,7 +102,7 @@ function buildTable(active: ParsedRule[], input: FirewallInput, decided: Uint8Ar
     for (const r of opening.get(at) ?? []) live.add(r);
     const inside = (rs: Range[]) => rs.some((r) => at >= r.first && at < r.end);
     const outsideRoutes = input.restrictToRoutes && ((routes.length > 0 && !inside(routes)) || inside(excludes));
-    const inPool = inside(pools);
+    const inPool = inside(clients);
     const sorted = [...live].sort((a, b) => a.index - b.index);
     const key = `${outsideRoutes ? 1 : 0}${inPool ? 1 : 0}:${sorted.map((r) => r.index).join(",")}`;
     let id = tableIds.get(key);

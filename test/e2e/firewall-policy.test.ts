@@ -8,6 +8,7 @@ import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { execFileSync } from "node:child_process";
 import { join } from "node:path";
 import { mkdirSync, rmSync } from "node:fs";
+import { setTimeout as sleep } from "node:timers/promises";
 import { gwCli, provision, repoRoot, startGw, tempDir, type RunningGw } from "../harness/gateway.ts";
 import { startOpenconnect, waitForScript } from "../harness/openconnect.ts";
 import { ProcessGroup, type Started } from "../harness/processes.ts";
@@ -125,9 +126,9 @@ for (const channel of ["cstp", "dtls"] as const) {
       const hold = procs.start([...topology.exec(topology.client), process.execPath, echo, "hold", topology.lanHost, "8081"]);
       await hold.waitFor("echo 3", 10_000);
       setPolicy({ rules: LAN_RULES });
-      await Bun.sleep(1000);
+      await sleep(1000);
       const before = hold.stdout().match(/^echo /gm)?.length ?? 0;
-      await Bun.sleep(2000);
+      await sleep(2000);
       // The connection is still open at both ends, but nothing passes any more.
       expect(hold.stdout().match(/^echo /gm)?.length ?? 0).toBe(before);
       expect(connectError(8081)).toBe("EHOSTUNREACH");

@@ -81,6 +81,16 @@ describe("compiled rules", () => {
     expect(isAllowed(opened.decide(false, TCP, ip("203.0.113.7"), 22))).toBe(false);
   });
 
+  test("the gateway's own tunnel address (the pool's first usable one) is no client: the ordinary rules decide", () => {
+    const pool = { clientPools: [cidr("10.10.0.0/24")] };
+    const starter = compile([{ action: "allow", to: "0.0.0.0/0", proto: "any" }], pool);
+    expect(isAllowed(starter.decide(false, ICMP, ip("10.10.0.1"), 0))).toBe(true);
+    expect(causeOf(starter.decide(false, ICMP, ip("10.10.0.2"), 0))).toBe(CLIENT_TO_CLIENT);
+    expect(causeOf(starter.decide(false, ICMP, ip("10.10.0.254"), 0))).toBe(CLIENT_TO_CLIENT);
+    const lanOnly = compile([{ action: "allow", to: "198.51.100.0/24", proto: "any" }], pool);
+    expect(causeOf(lanOnly.decide(false, TCP, ip("10.10.0.1"), 8443))).toBe(NO_ALLOW);
+  });
+
   test("inbound rules live in their own tables", () => {
     const fw = compile([{ action: "allow", direction: "inbound", to: "198.51.100.0/24", proto: "tcp", ports: "22" }]);
     expect(isAllowed(fw.decide(true, TCP, ip("198.51.100.3"), 22))).toBe(true);
