@@ -1,5 +1,8 @@
 import type { Ipv4Cidr } from "../net/ipv4.ts";
-import { CLIENT_TO_CLIENT, ICMP, isAllowed, makeDecision, NO_ALLOW, OTHER, OUTSIDE_ROUTES, TCP, UDP, causeOf, type Decision } from "./decision.ts";
+import type { Ipv6Cidr } from "../net/ipv6.ts";
+import { compileFirewall6, type CompiledFirewall6 } from "./compile6.ts";
+import { ICMP, isAllowed, OTHER, TCP, UDP, type Decision } from "./decision.ts";
+import { portTable } from "./port-table.ts";
 import { parseRules, type ParsedRule, type Rule, type RuleProtocol } from "./rule.ts";
 import { RuleTable } from "./rule-table.ts";
 import { findShadowedRules, NOT_COVERED, type ShadowWarning } from "./shadowed-rules.ts";
@@ -14,6 +17,10 @@ export interface FirewallInput {
   excludeRoutes: readonly Ipv4Cidr[];
   /** The clients' address pool(s): other clients are reachable only through rules inside these. */
   clientPools: readonly Ipv4Cidr[];
+  /** The IPv6 parts (absent: none): split routes, and the IPv6 pool (--pool6) for client-to-client. */
+  routes6?: readonly Ipv6Cidr[];
+  excludeRoutes6?: readonly Ipv6Cidr[];
+  clientPools6?: readonly Ipv6Cidr[];
 }
 
 /** The compiled form: built when the policy changes, shared by every session it applies to. */
@@ -25,6 +32,8 @@ export class CompiledFirewall {
     readonly outbound: readonly RuleTable[],
     readonly inbound: readonly RuleTable[],
     readonly warnings: readonly ShadowWarning[],
+    /** The same rules' IPv6 tables (compile6.ts). */
+    readonly ipv6: CompiledFirewall6,
   ) {}
 
   /** The decision for a packet to (outbound) or from (inbound) a peer. port: the service port (0 for port-less protocols). */
@@ -62,7 +71,9 @@ export function compileFirewall(input: FirewallInput): CompiledFirewall {
     buildTable(rules.filter((r) => r.cidr && r.inbound === inbound && (r.rule.proto === "any" || r.rule.proto === slotProtocols[slot])), input, decided, coveredBy);
   const outbound = [TCP, UDP, ICMP, OTHER].map((slot) => build(false, slot));
   const inbound = [TCP, UDP, ICMP, OTHER].map((slot) => build(true, slot));
-  return new CompiledFirewall(input, rules, outbound, inbound, findShadowedRules(rules, decided, coveredBy));
+  const input6 = { restrictToRoutes: input.restrictToRoutes, routes6: input.routes6 ?? [], excludeRoutes6: input.excludeRoutes6 ?? [], clientPools6: input.clientPools6 ?? [] };
+  const ipv6 = compileFirewall6(rules, input6, decided, coveredBy);
+  return new CompiledFirewall(input, rules, outbound, inbound, findShadowedRules(rules, decided, coveredBy), ipv6);
 }
 
 /** Sweeps the rule boundaries over the address space; segments with the same active rules share a port table. */
@@ -114,49 +125,6 @@ function buildTable(active: ParsedRule[], input: FirewallInput, decided: Uint8Ar
     segTable[i] = id;
   }
   return packTable(starts, segTable, tables);
-}
-
-/** The port intervals of one segment, each with its decision: deny wins, then restrictToRoutes, then the first allow. */
-function portTable(
-  live: readonly ParsedRule[],
-  outsideRoutes: boolean,
-  inPool: boolean,
-  withinPool: (r: ParsedRule) => boolean,
-  decided: Uint8Array,
-  coveredBy: Int32Array,
-): Int32Array[] {
-  const bounds = new Set<number>([0]);
-  for (const r of live) {
-    bounds.add(r.portFrom);
-    if (r.portTo < 65535) bounds.add(r.portTo + 1);
-  }
-  const starts = [...bounds].sort((a, b) => a - b);
-  const outStarts: number[] = [];
-  const outDecisions: number[] = [];
-  for (const port of starts) {
-    let deny = -1;
-    let allow = -1;
-    for (const r of live) {
-      if (port < r.portFrom || port > r.portTo) continue;
-      if (r.rule.action === "deny") {
-        if (deny < 0) deny = r.index;
-      } else if (allow < 0 && (!inPool || withinPool(r))) allow = r.index;
-    }
-    const d: Decision =
-      deny >= 0 ? makeDecision(deny, false)
-      : outsideRoutes ? makeDecision(OUTSIDE_ROUTES, false)
-      : allow >= 0 ? makeDecision(allow, true)
-      : makeDecision(inPool ? CLIENT_TO_CLIENT : NO_ALLOW, false);
-    const cause = causeOf(d);
-    if (cause >= 0) decided[cause] = 1;
-    for (const r of live) {
-      if (r.index !== cause && port >= r.portFrom && port <= r.portTo && coveredBy[r.index] === NOT_COVERED) coveredBy[r.index] = cause;
-    }
-    if (outDecisions.length > 0 && outDecisions[outDecisions.length - 1] === d) continue;
-    outStarts.push(port);
-    outDecisions.push(d);
-  }
-  return [Int32Array.from(outStarts), Int32Array.from(outDecisions)];
 }
 
 function packTable(starts: number[], segTable: Uint32Array, tables: Int32Array[][]): RuleTable {

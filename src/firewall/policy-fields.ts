@@ -1,5 +1,6 @@
 import { z } from "zod";
 import { parseIpv4 } from "../net/ipv4.ts";
+import { parseIpv6 } from "../net/ipv6.ts";
 import { parseBitRate } from "./rate.ts";
 import { protocols, ruleSchema, starterRule, type Rule } from "./rule.ts";
 
@@ -14,12 +15,12 @@ export const bitRateSchema = z.union([
   }),
 ]);
 
-/** A policy assertion, as Tailscale's `tests`: "alice may (not) reach 198.51.100.10 tcp/22". */
+/** A policy assertion, as Tailscale's `tests`: "alice may (not) reach 198.51.100.10 tcp/22" (or an IPv6 address). */
 export const policyTestSchema = z
   .object({
     /** Whose rules to evaluate (the group's members' own rules join the group's); absent: the group's rules alone. */
     user: z.string().min(1).max(64).optional(),
-    to: z.string().refine((s) => parseIpv4(s) !== undefined, { error: (i) => `"${String(i.input)}" is not an IPv4 address` }),
+    to: z.string().refine((s) => parseIpv4(s) !== undefined || parseIpv6(s) !== undefined, { error: (i) => `"${String(i.input)}" is not an IPv4 or IPv6 address` }),
     proto: z.enum(protocols),
     port: z.number().int().min(1).max(65535).optional(),
     expect: z.enum(["allow", "deny"]),

@@ -1,9 +1,10 @@
-import { ipv4Destination, ipv4Source, isIpv4Packet } from "../net/ip-packet.ts";
+import { ipv4Destination, ipv4Source, isIpv4Packet, isIpv6Packet } from "../net/ip-packet.ts";
 import type { TunnelEndpoint } from "../net/firewall.ts";
 import type { CompiledFirewall } from "./compile.ts";
 import { causeOf, CLIENT_TO_CLIENT, ICMP, isAllowed, OUTSIDE_ROUTES, protocolSlot, TCP, UDP } from "./decision.ts";
 import { FlowTable, OPENED_INBOUND, OPENED_OUTBOUND } from "./flow-table.ts";
 import { ICMP_PROHIBITED_MAX, writeIcmpProhibited } from "./icmp-prohibited.ts";
+import { PolicyFilter6, type PolicyFilter6Options } from "./policy-filter6.ts";
 import { icmpEchoId, ipv4HeaderLength, ipv4Protocol, isIcmpEchoType, isIcmpErrorType, isLaterFragment, transportWord0, transportWord1 } from "./packet-fields.ts";
 import { bucketForBitRate, burstFor, TokenBucket } from "./token-bucket.ts";
 
@@ -23,6 +24,7 @@ export interface PolicyFilterOptions {
   rateDown?: number;
   /** Called on each policy drop (counts by rule, the rate-limited policy.drop event): the cause (rule index or negative), peer, IP protocol, port. */
   onDrop?: (cause: number, peer: number, protocol: number, port: number) => void;
+  onDrop6?: PolicyFilter6Options["onDrop6"];
 }
 
 /** ICMP replies per second a session may trigger (as Linux rate-limits its ICMP errors). */
@@ -37,6 +39,8 @@ const ICMP_REPLY_BURST = 20;
  */
 export class PolicyFilter {
   readonly flows: FlowTable;
+  /** IPv6 packets go here (policy-filter6.ts): same counters, rate and reply budgets. */
+  readonly ipv6: PolicyFilter6;
   /** Drops by reason. */
   denied = 0;
   inboundDenied = 0;
@@ -69,6 +73,21 @@ export class PolicyFilter {
     this.dropsByRule = new Uint32Array(firewall.rules.length);
     this.icmpReplies = new TokenBucket(ICMP_REPLIES_PER_SECOND, ICMP_REPLY_BURST, now);
     this.setRates(options.rateUp, options.rateDown);
+    this.ipv6 = new PolicyFilter6(firewall.ipv6, options, {
+      spendUp: (bytes, at) => this.spendUp(bytes, at),
+      spendDown: (bytes, at) => this.spendDown(bytes, at),
+      countDenied: (cause, inbound) => {
+        if (inbound) this.inboundDenied++;
+        else this.denied++;
+        this.countCause(cause);
+      },
+      malformed: () => this.malformedPacket(),
+      mayReply: (at) => this.options.icmpProhibited !== false && this.options.sendToClient !== undefined && this.icmpReplies.take(1, at),
+      sendReply: (reply) => {
+        this.icmpRepliesSent++;
+        this.options.sendToClient!(reply);
+      },
+    });
   }
 
   get compiled(): CompiledFirewall {
@@ -83,7 +102,7 @@ export class PolicyFilter {
   setPolicy(firewall: CompiledFirewall): number {
     this.firewall = firewall;
     this.dropsByRule = new Uint32Array(firewall.rules.length);
-    return this.flows.removeWhere((proto, _client, peer, clientPort, peerPort, opener) => {
+    return this.ipv6.setPolicy(firewall.ipv6) + this.flows.removeWhere((proto, _client, peer, clientPort, peerPort, opener) => {
       const slot = protocolSlot(proto);
       const inbound = opener === OPENED_INBOUND;
       const port = slot === TCP || slot === UDP ? (inbound ? clientPort : peerPort) : 0;
@@ -104,6 +123,7 @@ export class PolicyFilter {
 
   fromClient(endpoint: TunnelEndpoint, packet: Uint8Array): PolicyDropReason | undefined {
     void endpoint; // the source address was validated by anti-spoofing before this filter
+    if (isIpv6Packet(packet)) return this.ipv6.fromClient(packet);
     if (!isIpv4Packet(packet)) return "not_ipv4";
     const now = this.options.now();
     const proto = ipv4Protocol(packet);
@@ -148,6 +168,7 @@ export class PolicyFilter {
 
   toClient(endpoint: TunnelEndpoint, packet: Uint8Array): PolicyDropReason | undefined {
     void endpoint;
+    if (isIpv6Packet(packet)) return this.ipv6.toClient(packet);
     if (!isIpv4Packet(packet)) return "not_ipv4";
     const now = this.options.now();
     const proto = ipv4Protocol(packet);

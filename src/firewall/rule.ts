@@ -1,6 +1,6 @@
 import { z } from "zod";
 import { parseCidr, type Ipv4Cidr } from "../net/ipv4.ts";
-import { parseIpv6Cidr } from "./ipv6-cidr.ts";
+import { parseIpv6Cidr } from "../net/ipv6.ts";
 
 /**
  * One access rule. `to` always names the far side of the tunnel (the LAN or internet peer) and
@@ -58,7 +58,19 @@ export type Rule = z.infer<typeof ruleSchema>;
 /** What a group without a `rules` field gets: today's behaviour (everything outbound), written out. */
 export const starterRule: Rule = { action: "allow", to: "0.0.0.0/0", proto: "any", description: "starter rule: allow everything outbound" };
 
-/** A rule with its text parsed once, as the compiler uses it. IPv6 rules are kept but not enforced yet. */
+/** The starter rule, implicit or written out: it allows IPv6 too (compile6.ts), so adding IPv6 enforcement took nothing away. */
+export function isStarterRule(rule: Rule): boolean {
+  return (
+    rule.action === starterRule.action &&
+    rule.to === starterRule.to &&
+    rule.proto === starterRule.proto &&
+    rule.direction === undefined &&
+    rule.ports === undefined &&
+    rule.description === starterRule.description
+  );
+}
+
+/** A rule with its text parsed once, as the compiler uses it. IPv6 rules keep only their ports here (compile6.ts reads their network). */
 export interface ParsedRule {
   index: number;
   rule: Rule;

@@ -15,12 +15,12 @@ export interface ShadowWarning {
 /**
  * Read off the compiler's sweep: a rule that was the deciding cause of no port interval of any
  * segment is shadowed (by an earlier allow, by a deny, by restrictToRoutes, or the pool rule).
- * IPv6 rules are not enforced yet and are not judged.
+ * IPv4 and IPv6 sweeps share decided/coveredBy, so a rule is judged over both families.
  */
 export function findShadowedRules(rules: readonly ParsedRule[], decided: Uint8Array, coveredBy: Int32Array): ShadowWarning[] {
   const warnings: ShadowWarning[] = [];
   for (const r of rules) {
-    if (!r.cidr || decided[r.index]) continue;
+    if (decided[r.index]) continue;
     const by = coveredBy[r.index]!;
     warnings.push({ rule: r.index, coveredBy: by, message: shadowMessage(r.index, by, rules) });
   }

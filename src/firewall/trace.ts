@@ -2,10 +2,11 @@ import { formatCidr, parseIpv4 } from "../net/ipv4.ts";
 import type { CompiledFirewall } from "./compile.ts";
 import { causeOf, CLIENT_TO_CLIENT, ICMP, isAllowed, OTHER, OUTSIDE_ROUTES, TCP, UDP } from "./decision.ts";
 import type { PolicyTest } from "./policy-fields.ts";
+import { trace6 } from "./trace6.ts";
 import { describeRule, type Rule, type RuleProtocol } from "./rule.ts";
 
 export interface TraceQuery {
-  /** The far-side address (IPv4 text). */
+  /** The far-side address (IPv4 or IPv6 text). */
   peer: string;
   proto: RuleProtocol;
   /** tcp/udp: the service port. */
@@ -31,8 +32,9 @@ export const defaultRuleName: RuleNamer = (index) => `rule ${index + 1}`;
 
 /** Which rule decides a packet and why: the same tables the data path reads, explained (`gw policy trace`). */
 export function trace(firewall: CompiledFirewall, query: TraceQuery, ruleName: RuleNamer = defaultRuleName): TraceResult {
+  if (query.peer.includes(":")) return trace6(firewall, query, ruleName);
   const peer = parseIpv4(query.peer);
-  if (peer === undefined) return { allowed: false, cause: -1, reason: `"${query.peer}" is not an IPv4 address (IPv6 rules are not enforced yet)` };
+  if (peer === undefined) return { allowed: false, cause: -1, reason: `"${query.peer}" is not an IPv4 or IPv6 address` };
   const inbound = query.direction === "inbound";
   const port = query.proto === "tcp" || query.proto === "udp" ? (query.port ?? 0) : 0;
   const d = firewall.decide(inbound, slotOf[query.proto], peer, port);
