@@ -64,6 +64,17 @@ function rangeOf6(c: Ipv6Cidr): Range6 {
   return { first, end: word < 0 ? END_OF_SPACE : words.map(hex).join("") };
 }
 
+/**
+ * The addresses the IPv6 pool hands to clients (AddressPool6): from network + 2 on. The network
+ * address and the gateway's own (network + 1) are no client; the ordinary rules decide them.
+ */
+function clientRangeOf6(c: Ipv6Cidr): Range6 {
+  const whole = rangeOf6(c);
+  if (c.prefixLength > 126) return whole;
+  const [n0, n1, n2, n3] = c.network;
+  return { first: rangeOf6({ network: [n0, n1, n2, n3 + 2], prefixLength: 128 }).first, end: whole.end };
+}
+
 const ANY6: Ipv6Cidr = { network: [0, 0, 0, 0], prefixLength: 0 };
 
 /**
@@ -105,6 +116,7 @@ function buildTable6(active: ParsedRule[], ranges: Map<ParsedRule, Range6>, inpu
   const routes = input.routes6.map(rangeOf6);
   const excludes = input.excludeRoutes6.map(rangeOf6);
   const pools = input.clientPools6.map(rangeOf6);
+  const clients = input.clientPools6.map(clientRangeOf6);
   const withinPool = (r: ParsedRule) => {
     const range = ranges.get(r)!;
     return pools.some((p) => range.first >= p.first && range.end <= p.end);
@@ -117,7 +129,7 @@ function buildTable6(active: ParsedRule[], ranges: Map<ParsedRule, Range6>, inpu
   };
   for (const r of active) addRange(ranges.get(r)!);
   if (input.restrictToRoutes) [...routes, ...excludes].forEach(addRange);
-  pools.forEach(addRange);
+  clients.forEach(addRange);
   const starts = [...bounds].sort();
 
   const opening = new Map<Point, ParsedRule[]>();
@@ -139,7 +151,7 @@ function buildTable6(active: ParsedRule[], ranges: Map<ParsedRule, Range6>, inpu
     for (const r of opening.get(at) ?? []) live.add(r);
     const inside = (rs: Range6[]) => rs.some((r) => at >= r.first && at < r.end);
     const outsideRoutes = input.restrictToRoutes && ((routes.length > 0 && !inside(routes)) || inside(excludes));
-    const inPool = inside(pools);
+    const inPool = inside(clients);
     const sorted = [...live].sort((a, b) => a.index - b.index);
     const key = `${outsideRoutes ? 1 : 0}${inPool ? 1 : 0}:${sorted.map((r) => r.index).join(",")}`;
     let id = tableIds.get(key);

@@ -10,13 +10,15 @@ export const ICMP_PROHIBITED_MAX = OUTER_HEADER + ICMP_HEADER + 60 + 8;
 /**
  * Writes the reply to a denied IPv4 packet into `out` (at least ICMP_PROHIBITED_MAX bytes,
  * preallocated) and returns its length, or 0 when no reply is due (the original is an ICMP
- * error or a non-first fragment: RFC 1122 3.2.2 forbids answering those). The reply comes from
+ * error, a non-first fragment, or sent to a multicast or broadcast address: RFC 1122 3.2.2
+ * forbids answering those, and the reply's source would be no host). The reply comes from
  * the denied destination and goes to the packet's source, quoting its header and 8 bytes.
  */
 export function writeIcmpProhibited(original: Uint8Array, out: Uint8Array): number {
   const ihl = (original[0]! & 0x0f) * 4;
   const fragmentOffset = ((original[6]! & 0x1f) << 8) | original[7]!;
   if (fragmentOffset !== 0) return 0;
+  if (original[16]! >= 224) return 0; // multicast 224/4, reserved 240/4, broadcast
   if (original[9] === 1 && isIcmpError(original[ihl])) return 0;
   const total = (original[2]! << 8) | original[3]!;
   const quoted = Math.min(total, ihl + 8, original.length);

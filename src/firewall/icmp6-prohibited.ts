@@ -11,11 +11,12 @@ export const ICMP6_PROHIBITED_MAX = 1280;
 /**
  * Writes the reply to a denied IPv6 packet into `out` (at least ICMP6_PROHIBITED_MAX bytes,
  * preallocated) and returns its length, or 0 when no reply is due (the original is itself an
- * ICMPv6 error: RFC 4443 2.4 e). The reply comes from the denied destination and goes to the
+ * ICMPv6 error, RFC 4443 2.4 e, or sent to a multicast address, 2.4 e.3). The reply comes from the denied destination and goes to the
  * packet's source. Called for TCP/UDP packets the policy denied (caller checked isIpv6Packet).
  */
 export function writeIcmp6Prohibited(original: Uint8Array, out: Uint8Array): number {
   if (original[6] === ICMPV6 && original.length > IPV6_HEADER && original[IPV6_HEADER]! < 128) return 0;
+  if (original[24] === 0xff) return 0; // ff00::/8
   const total = IPV6_HEADER + ((original[4]! << 8) | original[5]!);
   const quoted = Math.min(total, original.length, ICMP6_PROHIBITED_MAX - IPV6_HEADER - ICMP6_HEADER);
   const payload = ICMP6_HEADER + quoted;

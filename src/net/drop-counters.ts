@@ -24,7 +24,7 @@ export type DropReason =
   | "malformed_transport"; // a TCP/UDP/ICMP header too short to read its ports
 
 /** The label of a policy drop's cause in /metrics: a rule index of the group, or why no rule decided. */
-export type PolicyDropCause = number | "no_allow" | "outside_routes" | "client_to_client" | "user_rule" | "ipv6";
+export type PolicyDropCause = number | "no_allow" | "outside_routes" | "client_to_client" | "user_rule";
 
 export class DropCounters {
   readonly byReason = new Map<DropReason, number>();

@@ -3,7 +3,6 @@ import { PolicyFilter } from "../firewall/policy-filter.ts";
 import type { DropCounters, PolicyDropCause } from "./drop-counters.ts";
 import type { TunnelEndpoint } from "./firewall.ts";
 import type { PolicyCompilation } from "./policy-compiler.ts";
-import type { Rule } from "../firewall/rule.ts";
 import type { PacketSink } from "./router.ts";
 
 export interface SessionFirewallOptions {
@@ -16,8 +15,12 @@ export interface SessionFirewallOptions {
   now(): number;
   /** Sends what sendPacket queued (DTLS records wait in an outbox for the TUN batch's flush). */
   flush(): void;
-  /** Each policy drop: the cause (rule index or negative, as in decision.ts), peer, IP protocol, port. */
-  onDrop(cause: number, peer: number, protocol: number, port: number): void;
+  /**
+   * Each policy drop: the cause (rule index or negative, as in decision.ts), the peer (an IPv4
+   * address, or an IPv6 address's four words in a reused view: format it at once or copy it),
+   * IP protocol, port.
+   */
+  onDrop(cause: number, peer: number | Uint32Array, protocol: number, port: number): void;
 }
 
 /** Rate limits a quota or an operator imposes on top of the policy's (bits/s; the lower one applies). */
@@ -39,8 +42,6 @@ export class SessionFirewall implements PacketSink {
   private policyUp: number | undefined;
   private policyDown: number | undefined;
   private cap: RateCap = {};
-  /** IPv6 passes both ways (see ipv6Passes). */
-  private ipv6Open = true;
 
   constructor(
     initial: PolicyCompilation,
@@ -55,13 +56,13 @@ export class SessionFirewall implements PacketSink {
         o.flush();
       },
       onDrop: (cause, peer, protocol, port) => this.dropped(cause, peer, protocol, port),
+      onDrop6: (cause, peer, protocol, port) => this.dropped(cause, peer, protocol, port),
     });
     this.apply(initial, groupRules);
   }
 
   /** True when the packet may go on to the TUN device; a drop is counted with its reason. */
   fromClient(packet: Uint8Array): boolean {
-    if (packet[0]! >> 4 === 6) return this.ipv6("policy_denied");
     const reason = this.filter.fromClient(this.o.endpoint, packet);
     if (reason === undefined) return true;
     this.o.drops.count(reason);
@@ -70,10 +71,6 @@ export class SessionFirewall implements PacketSink {
 
   /** The router's sink: a packet for this client, judged before it enters the tunnel. */
   sendPacket(packet: Uint8Array): void {
-    if (packet[0]! >> 4 === 6) {
-      if (this.ipv6("policy_inbound_denied")) this.o.next.sendPacket(packet);
-      return;
-    }
     const reason = this.filter.toClient(this.o.endpoint, packet);
     if (reason === undefined) this.o.next.sendPacket(packet);
     else this.o.drops.count(reason);
@@ -88,7 +85,6 @@ export class SessionFirewall implements PacketSink {
     this.policyUp = policy.settings.rateUp;
     this.policyDown = policy.settings.rateDown;
     this.filter.setIcmpProhibited(policy.settings.icmpProhibited);
-    this.ipv6Open = ipv6Passes(policy.settings.rules, policy.settings.restrictToRoutes);
     const cut = this.filter.compiled === policy.compiled ? 0 : this.filter.setPolicy(policy.compiled);
     this.retune();
     return cut;
@@ -120,33 +116,15 @@ export class SessionFirewall implements PacketSink {
     };
   }
 
-  private ipv6(reason: "policy_denied" | "policy_inbound_denied"): boolean {
-    if (this.ipv6Open) return true;
-    this.o.drops.count(reason);
-    this.o.ruleCounts.set("ipv6", (this.o.ruleCounts.get("ipv6") ?? 0) + 1);
-    return false;
-  }
-
   private retune(): void {
     this.filter.setRates(this.rateUp, this.rateDown);
   }
 
-  private dropped(cause: number, peer: number, protocol: number, port: number): void {
+  private dropped(cause: number, peer: number | Uint32Array, protocol: number, port: number): void {
     const key = causeLabel(cause, this.groupRuleCount);
     this.o.ruleCounts.set(key, (this.o.ruleCounts.get(key) ?? 0) + 1);
     this.o.onDrop(cause, peer, protocol, port);
   }
-}
-
-/**
- * IPv6 rules are accepted in the model but not matched yet: IPv6 packets pass only under a policy
- * that lets everything through anyway (no deny rule, no restrictToRoutes, an outbound `allow any`
- * to 0.0.0.0/0 or ::/0, such as the starter rule); under any narrower policy they are dropped, so
- * a policy never leaks over IPv6.
- */
-export function ipv6Passes(rules: readonly Rule[], restrictToRoutes: boolean): boolean {
-  if (restrictToRoutes || rules.some((r) => r.action === "deny")) return false;
-  return rules.some((r) => r.direction !== "inbound" && r.proto === "any" && r.ports === undefined && (r.to === "0.0.0.0/0" || r.to === "::/0"));
 }
 
 /** The /metrics label of a drop's cause: the group rule's index, or what decided instead. */

@@ -1,6 +1,7 @@
 import type { DropCounters, PolicyDropCause } from "./drop-counters.ts";
 import type { TunnelEndpoint } from "./firewall.ts";
 import { formatIpv4 } from "./ipv4.ts";
+import { formatIpv6 } from "./ipv6.ts";
 import type { FirewallPolicy, PolicyCompiler } from "./policy-compiler.ts";
 import type { PacketSink } from "./router.ts";
 import { causeLabel, SessionFirewall, type RateCap } from "./session-firewall.ts";
@@ -74,7 +75,7 @@ export class SessionFirewalls<S extends PolicedSession = PolicedSession> {
         lastNotice = now;
         const drops = unreported;
         unreported = 0;
-        this.o.onDropNotice({ session, rule: causeLabel(cause, firewall.groupRuleCount), peer: formatIpv4(peer), protocol, port, drops });
+        this.o.onDropNotice({ session, rule: causeLabel(cause, firewall.groupRuleCount), peer: formatPeer(peer), protocol, port, drops });
       },
     });
     const cap = this.caps.get(session);
@@ -119,4 +120,9 @@ export class SessionFirewalls<S extends PolicedSession = PolicedSession> {
     firewall?.limitRates(cap.up, cap.down);
     return firewall !== undefined;
   }
+}
+
+/** A drop's peer for the event: formatted only when a notice goes out (at most once a second per session). */
+function formatPeer(peer: number | Uint32Array): string {
+  return typeof peer === "number" ? formatIpv4(peer) : formatIpv6([peer[0]!, peer[1]!, peer[2]!, peer[3]!]);
 }

@@ -188,7 +188,7 @@ export async function startGateway(config: GatewayConfig, deps: GatewayDeps): Pr
     router,
     firewall: new Firewall([antiSpoofing], drops),
     firewalls: new SessionFirewalls({
-      compiler: new PolicyCompiler([poolCidr.value]),
+      compiler: new PolicyCompiler([poolCidr.value], pool6 ? [pool6.cidr] : []),
       // Read lazily: the control plane is built below, and the source is used only once sessions exist.
       source: {
         policyOf: (session) => policySource.policyOf(session),

@@ -8,7 +8,8 @@ import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { execFileSync } from "node:child_process";
 import { mkdirSync, rmSync } from "node:fs";
 import { join } from "node:path";
-import { gwCli, provision, startGw, tempDir, type RunningGw } from "../harness/gateway.ts";
+import { setTimeout as sleep } from "node:timers/promises";
+import { gwCli, provision, repoRoot, startGw, tempDir, type RunningGw } from "../harness/gateway.ts";
 import { startOpenconnect, waitForScript } from "../harness/openconnect.ts";
 import type { Started } from "../harness/processes.ts";
 import { ProcessGroup } from "../harness/processes.ts";
@@ -16,6 +17,7 @@ import { createTopology, type Topology } from "../harness/topology.ts";
 import { e2eAvailable } from "../harness/preconditions.ts";
 
 const GATEWAY_TUNNEL6 = "2001:db8:10::1";
+const echo = join(repoRoot, "test/e2e/fixtures/tcp-echo.ts");
 
 describe.skipIf(!e2eAvailable())("IPv6 inside and outside the tunnel (openconnect against gw)", () => {
   let topology: Topology;
@@ -36,6 +38,20 @@ describe.skipIf(!e2eAvailable())("IPv6 inside and outside the tunnel (openconnec
     const oc = startOpenconnect(topology, procs, { user: "alice", password: "alice-pass-1", pin: gw.pin, stateDir: state, interface: `oc${n++}`, flags: ["--authgroup", "staff", ...flags], server });
     const env = await waitForScript(state, "connect");
     return { oc, env };
+  };
+  const cli = (argv: string[]) => gwCli("sources", [...argv, "--data-dir", gw.dataDir], undefined, topology.exec(topology.gateway));
+  // Node, not Bun: Node gives the kernel's errno for a refused connect (EACCES for ICMPv6 "administratively prohibited").
+  const connect6 = (port: number) => {
+    const script = `require("net").connect(${port}, "${topology.lanHost6}").on("connect", () => { console.log("connected"); process.exit(0); }).on("error", (e) => { console.log(e.code); process.exit(0); }); setTimeout(() => { console.log("TIMEOUT"); process.exit(0); }, 5000);`;
+    return run(topology.client, ["node", "-e", script]).trim();
+  };
+  const pingFails = (target: string) => {
+    try {
+      ping(target, 2);
+      return false;
+    } catch {
+      return true;
+    }
   };
   const disconnect = async (oc: Started) => {
     oc.child.kill("SIGINT");
@@ -118,6 +134,37 @@ describe.skipIf(!e2eAvailable())("IPv6 inside and outside the tunnel (openconnec
     await gw.process.waitFor(/dtls up session=\S+ user=alice peer=2001:db8:1::2:\d+ /);
     await disconnect(oc);
   }, 90_000);
+
+  test("the group's rules judge IPv6, live, over DTLS then CSTP: an allowed port answers, a denied one is refused with ICMPv6 prohibited, ping6 follows the icmp rules", async () => {
+    const lan = procs.start([...topology.exec(topology.lan), process.execPath, echo, "serve6", "8080", "8081"]);
+    await lan.waitFor("listening");
+    const dtls = await connect([]);
+    await dtls.oc.waitFor("with SSL connected and DTLS connected", 15_000);
+    expect(connect6(8081)).toBe("connected"); // the starter rule lets IPv6 out
+    expect(cli(["group", "rule", "add", "staff", "allow", "--proto", "tcp", "--to", "2001:db8:2::/64", "--port", "8080"]).code).toBe(0);
+    expect(cli(["group", "rule", "add", "staff", "allow", "--proto", "icmp", "--to", "198.51.100.0/24"]).code).toBe(0);
+    expect(cli(["group", "rule", "del", "staff", "1"]).code).toBe(0); // the starter rule
+    await sleep(1000);
+    expect(connect6(8080)).toBe("connected");
+    expect(connect6(8081)).toBe("EACCES");
+    expect(pingFails(topology.lanHost6!)).toBe(true); // no rule allows ICMPv6 to the LAN
+    expect(ping(topology.lanHost)).toContain("3 received"); // ICMP to the IPv4 LAN is allowed
+    const [session] = JSON.parse(cli(["connections", "list", "--json"]).stdout).items;
+    expect(session.drops.policy_denied).toBeGreaterThanOrEqual(2);
+    expect(cli(["group", "rule", "add", "staff", "allow", "--proto", "icmp", "--to", "2001:db8:2::/64"]).code).toBe(0);
+    await sleep(1000);
+    expect(ping(topology.lanHost6!)).toContain("3 received");
+    expect(dtls.oc.child.exitCode).toBeNull(); // all of it without a reconnect
+    await disconnect(dtls.oc);
+
+    const cstp = await connect(["--no-dtls"]);
+    await cstp.oc.waitFor("with SSL connected and DTLS disabled");
+    expect(connect6(8080)).toBe("connected");
+    expect(connect6(8081)).toBe("EACCES");
+    expect(ping(topology.lanHost6!)).toContain("3 received");
+    await disconnect(cstp.oc);
+    lan.child.kill("SIGTERM");
+  }, 120_000);
 
   test("openconnect --disable-ipv6 gets no IPv6 address, routes or DNS; IPv4 works as before", async () => {
     const { oc, env } = await connect(["--no-dtls", "--disable-ipv6"]);

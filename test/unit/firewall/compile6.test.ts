@@ -125,6 +125,16 @@ describe("compiled IPv6 rules", () => {
     expect(causeOf(decide(peers, TCP, "2001:db8:10::1:7", 22))).toBe(CLIENT_TO_CLIENT);
   });
 
+  test("the gateway's own IPv6 tunnel address (network + 1) is no client: the ordinary rules decide", () => {
+    const pool = { clientPools6: [cidr6("2001:db8:10::/64")] };
+    const starter = compile([starterRule], pool);
+    expect(allowed(starter, ICMP, "2001:db8:10::1", 0)).toBe(true);
+    expect(causeOf(decide(starter, ICMP, "2001:db8:10::2", 0))).toBe(CLIENT_TO_CLIENT);
+    expect(causeOf(decide(starter, ICMP, "2001:db8:10::ffff:ffff:ffff:ffff", 0))).toBe(CLIENT_TO_CLIENT);
+    const lanOnly = compile([{ action: "allow", to: "2001:db8:2::/64", proto: "any" }], pool);
+    expect(causeOf(decide(lanOnly, TCP, "2001:db8:10::1", 8443))).toBe(NO_ALLOW);
+  });
+
   test("inbound rules fill the inbound tables only", () => {
     const fw = compile([{ action: "allow", direction: "inbound", to: "2001:db8:2::/64", proto: "tcp", ports: "3389" }]);
     expect(allowed(fw, TCP, "2001:db8:2::9", 3389, true)).toBe(true);
@@ -190,7 +200,8 @@ describe("compiled IPv6 rules", () => {
             const [from, to] = r.ports.split("-").map(Number);
             return port >= from! && port <= to!;
           });
-        const inPool = within(pool, a);
+        // The pool's network address and the gateway's (network + 1) are no client.
+        const inPool = within(pool, a) && (a & ((1n << 64n) - 1n)) >= 2n;
         const outside = restrict && (!routes.some((r) => within(r, a)) || excludes.some((r) => within(r, a)));
         const deny = matching.find(({ r }) => r.action === "deny");
         const allow = matching.find(({ r }) => r.action === "allow" && (!inPool || cover(r.to, pool)));

@@ -5,6 +5,7 @@ import { PolicyFilter, type PolicyFilterOptions } from "../../../src/firewall/po
 import { starterRule, type Rule } from "../../../src/firewall/rule.ts";
 import { runPolicyTests, trace } from "../../../src/firewall/trace.ts";
 import { parseIpv6, parseIpv6Cidr } from "../../../src/net/ipv6.ts";
+import { burstFor } from "../../../src/firewall/token-bucket.ts";
 import { tcp } from "./packets.ts";
 import { DEST_OPTS_16, fragment, HOP_BY_HOP, ipv6Packet, ping6, tcp6, udp6 } from "./packets6.ts";
 
@@ -106,7 +107,7 @@ describe("PolicyFilter with IPv6 packets", () => {
 
   test("IPv4 and IPv6 spend one upload budget", () => {
     const { f } = filterFor([starterRule], { rateUp: 1_000_000 });
-    const burst = 65536;
+    const burst = burstFor(1_000_000);
     let passed = 0;
     for (let i = 0; i < 400; i++) {
       const p = i % 2 ? tcp6(CLIENT, LAN, 40000, 22) : tcp("203.0.113.2", "198.51.100.10", 40000, 22);

@@ -3,7 +3,7 @@ import { UDP_IDLE_MS } from "../../../src/firewall/flow-table.ts";
 import { FlowTable6, OPENED_OUTBOUND } from "../../../src/firewall/flow-table6.ts";
 import { ICMP6_PROHIBITED_MAX, writeIcmp6Prohibited } from "../../../src/firewall/icmp6-prohibited.ts";
 import { parseIpv6 } from "../../../src/net/ipv6.ts";
-import { ipv6Packet, ping6, tcp6 } from "./packets6.ts";
+import { ipv6Packet, ping6, tcp6, udp6 } from "./packets6.ts";
 
 const words = (text: string) => Uint32Array.from(parseIpv6(text)!);
 
@@ -119,6 +119,12 @@ describe("ICMPv6 administratively prohibited", () => {
     const oddLength = writeIcmp6Prohibited(odd, out);
     expect(oddLength % 2).toBe(1);
     expect(independentChecksum(out.subarray(0, oddLength))).toBe(0xffff);
+  });
+
+  test("no reply to a packet sent to a multicast address (ff00::/8)", () => {
+    const out = new Uint8Array(ICMP6_PROHIBITED_MAX);
+    expect(writeIcmp6Prohibited(udp6("2001:db8:10::2", "ff02::fb", 5353, 5353), out)).toBe(0);
+    expect(writeIcmp6Prohibited(udp6("2001:db8:10::2", "fe80::1", 5353, 5353), out)).toBeGreaterThan(0);
   });
 
   test("no reply to an ICMPv6 error; an echo request may get one", () => {

@@ -46,6 +46,13 @@ describe("ICMP administratively prohibited", () => {
     frag[7] = 10;
     expect(writeIcmpProhibited(frag, out)).toBe(0);
   });
+
+  test("no reply to a packet sent to a multicast or broadcast address", () => {
+    const out = new Uint8Array(ICMP_PROHIBITED_MAX);
+    expect(writeIcmpProhibited(udp("203.0.113.5", "224.0.0.251", 5353, 5353), out)).toBe(0);
+    expect(writeIcmpProhibited(udp("203.0.113.5", "255.255.255.255", 68, 67), out)).toBe(0);
+    expect(writeIcmpProhibited(udp("203.0.113.5", "223.255.255.1", 5353, 5353), out)).toBeGreaterThan(0);
+  });
 });
 
 describe("trace and policy tests", () => {

@@ -5,6 +5,8 @@ import { parseCidr, parseIpv4, type Ipv4Cidr } from "../../../src/net/ipv4.ts";
 import { PolicyCompiler, type FirewallPolicy } from "../../../src/net/policy-compiler.ts";
 import { SessionFirewalls, type PolicedSession, type PolicyDropNotice } from "../../../src/net/session-firewalls.ts";
 import { tcp, udp } from "../firewall/packets.ts";
+import { tcp6 } from "../firewall/packets6.ts";
+import { parseIpv6Cidr } from "../../../src/net/ipv6.ts";
 
 const cidr = (text: string): Ipv4Cidr => {
   const r = parseCidr(text);
@@ -24,7 +26,9 @@ function harness() {
   const sent: Uint8Array[] = [];
   const notices: PolicyDropNotice[] = [];
   const drops = new DropCounters();
-  const compiler = new PolicyCompiler([cidr("10.10.0.0/24")]);
+  const pool6 = parseIpv6Cidr("2001:db8:10::/64");
+  if (!pool6.ok) throw pool6.error;
+  const compiler = new PolicyCompiler([cidr("10.10.0.0/24")], [pool6.value]);
   const firewalls = new SessionFirewalls<PolicedSession>({
     compiler,
     source: { policyOf: (s) => policies.get(s.group), groupRuleCount: (g) => policies.get(g)?.rules?.length ?? 1 },
@@ -130,28 +134,39 @@ describe("a session's firewall in the data path", () => {
     expect(fw.drops().rate_limited_down).toBe(h.drops.get("rate_limited_down"));
   });
 
-  test("IPv6 (rules not matched yet) passes only under a policy that allows everything; else it is dropped both ways", () => {
+  test("IPv6 is judged by the rules both ways: the starter rule lets it out, an IPv4-only policy does not, an IPv6 rule does", () => {
     const h = harness();
-    const v6 = new Uint8Array(40);
-    v6[0] = 0x60;
+    const CLIENT6 = "2001:db8:10::2";
+    const LAN6 = "2001:db8:2::10";
     h.policies.set("open", policy(undefined));
     h.policies.set("staff", policy(webOnly));
     const open = h.attach(h.session("open"));
     const staff = h.attach(h.session("staff", "bob"), "10.10.0.3");
-    expect(open.fromClient(v6)).toBe(true);
-    open.sendPacket(v6);
+    expect(open.fromClient(tcp6(CLIENT6, LAN6, 40000, 22))).toBe(true);
+    open.sendPacket(tcp6(LAN6, CLIENT6, 22, 40000));
     expect(h.sent).toHaveLength(1);
-    expect(staff.fromClient(v6)).toBe(false);
-    staff.sendPacket(v6);
-    expect(h.sent).toHaveLength(1);
-    expect([h.drops.get("policy_denied"), h.drops.get("policy_inbound_denied"), h.drops.byRule.get("staff")?.get("ipv6")]).toEqual([1, 1, 2]);
-    // A policy that allows everything plus a user's extra rule stays open; a deny anywhere closes it.
-    h.policies.set("staff", policy([{ action: "allow", to: "0.0.0.0/0", proto: "any" }, ...webOnly]));
+    // Another client's IPv6 address (the pool) is client-to-client, off by default.
+    expect(open.fromClient(tcp6(CLIENT6, "2001:db8:10::3", 40000, 22))).toBe(false);
+    expect(h.drops.byRule.get("open")?.get("client_to_client")).toBe(1);
+
+    // webOnly names IPv4 networks only: IPv6 is dropped, answered with ICMPv6 1/1 (administratively prohibited).
+    expect(staff.fromClient(tcp6(CLIENT6, LAN6, 40001, 80))).toBe(false);
+    expect(h.drops.byRule.get("staff")?.get("no_allow")).toBe(1);
+    const reply = h.sent[1]!;
+    expect([reply[0]! >> 4, reply[6], reply[40], reply[41]]).toEqual([6, 58, 1, 1]);
+    staff.sendPacket(tcp6(LAN6, CLIENT6, 5555, 40001));
+    expect(h.drops.get("policy_inbound_denied")).toBe(1);
+    h.advance(2000);
+    expect(h.notices.at(-1)).toMatchObject({ peer: LAN6, protocol: 6, port: 80, rule: "no_allow" });
+
+    // An IPv6 rule applied live opens the port, and its replies come back.
+    h.policies.set("staff", policy([...webOnly, { action: "allow", to: "2001:db8:2::/64", proto: "tcp", ports: "80" }]));
     h.firewalls.reapply(() => true);
-    expect(staff.fromClient(v6)).toBe(true);
-    h.policies.set("staff", policy([{ action: "allow", to: "0.0.0.0/0", proto: "any" }, { action: "deny", to: "198.51.100.9/32", proto: "any" }]));
-    h.firewalls.reapply(() => true);
-    expect(staff.fromClient(v6)).toBe(false);
+    expect(staff.fromClient(tcp6(CLIENT6, LAN6, 40002, 80))).toBe(true);
+    const before = h.sent.length;
+    staff.sendPacket(tcp6(LAN6, CLIENT6, 80, 40002));
+    expect(h.sent).toHaveLength(before + 1);
+    expect(staff.fromClient(tcp6(CLIENT6, LAN6, 40003, 22))).toBe(false);
   });
 
   test("applyPolicy: a policy the control plane resolved for one session (a user's own rules)", () => {
