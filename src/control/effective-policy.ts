@@ -1,7 +1,7 @@
 import { z } from "zod";
 import { firewallSettingsOf } from "../firewall/policy-fields.ts";
 import type { Rule } from "../firewall/rule.ts";
-import { cidrText, dnsServers, domainText, MAX_ROUTES, splitDnsDomains, type GroupPolicy } from "./group-policy.ts";
+import { dnsServers, domainText, MAX_ROUTES, routeText, splitDnsDomains, type GroupPolicy } from "./group-policy.ts";
 
 /**
  * What every group takes when it leaves a field out (the settings document's `groupDefaults`).
@@ -9,8 +9,8 @@ import { cidrText, dnsServers, domainText, MAX_ROUTES, splitDnsDomains, type Gro
  */
 export const groupDefaultsSchema = z
   .object({
-    routes: z.array(cidrText).max(MAX_ROUTES).optional(),
-    excludeRoutes: z.array(cidrText).max(MAX_ROUTES).optional(),
+    routes: z.array(routeText).max(MAX_ROUTES).optional(),
+    excludeRoutes: z.array(routeText).max(MAX_ROUTES).optional(),
     dns: dnsServers.optional(),
     splitDns: splitDnsDomains.optional(),
     defaultDomain: domainText.optional(),

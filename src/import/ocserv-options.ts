@@ -1,5 +1,8 @@
 import { formatCidr, maskToPrefix, parseCidr, parseIpv4 } from "../net/ipv4.ts";
+import { formatIpv6Cidr, maskAddress, parseIpv6, parseIpv6Cidr } from "../net/ipv6.ts";
 import type { OcservOption } from "./ocserv-config-file.ts";
+import { portRestrictionRules } from "./ocserv-port-restriction.ts";
+import { Skip } from "./ocserv-skip.ts";
 
 /** Where a mapped ocserv option lands: the settings document, a group's policy, or a user's overrides. */
 export type Scope = "global" | "group" | "user";
@@ -26,29 +29,47 @@ const int = (v: string) => {
   return n;
 };
 const cidr = (v: string) => {
-  if (v.includes(":")) throw new Skip("an IPv6 network (IPv6 is configured separately in gw)");
+  if (v.includes(":")) {
+    const r6 = parseIpv6Cidr(v);
+    if (!r6.ok) throw new Error(r6.error.message);
+    return formatIpv6Cidr(r6.value);
+  }
   const r = parseCidr(v);
   if (!r.ok) throw new Error(r.error.message);
   return formatCidr(r.value);
 };
+const userCidr = (v: string) => {
+  if (v.includes(":")) throw new Skip("an IPv6 route in a per-user file (a user's own routes are IPv4 in gw; put it on the group)");
+  return cidr(v);
+};
 const ipv4 = (v: string) => {
-  if (v.includes(":")) throw new Skip("an IPv6 address (IPv6 is configured separately in gw)");
+  if (v.includes(":")) throw new Skip("an IPv6 address (gw has no per-user static IPv6 address yet)");
   if (parseIpv4(v) === undefined) throw new Error(`"${v}" is not an IPv4 address`);
   return v.trim();
+};
+const address = (v: string) => {
+  if (parseIpv4(v) === undefined && parseIpv6(v.trim()) === undefined) throw new Error(`"${v}" is not an IPv4 or IPv6 address`);
+  return v.trim();
+};
+/** ocserv counts bytes per second, 0 for no limit; gw counts bits per second. */
+const bytesPerSecond = (v: string) => {
+  const n = int(v);
+  if (n === 0) throw new Skip("0 means no limit, which is gw's default");
+  if (n < 125) throw new Error(`${n} bytes/s is below gw's lowest rate (1kbit = 125 bytes/s)`);
+  return n * 8;
 };
 const text = (v: string) => v.trim();
 const firstDomain = (v: string) => v.trim().split(/\s+/)[0]!;
 const bool = (v: string) => /^(true|yes|1)$/i.test(v.trim());
 
-/** An option value gw reads but cannot use; reported as not mapped, with why. */
-class Skip extends Error {}
 
 /** Options with the same meaning in ocserv.conf and in config-per-group/-user files. */
 const POLICY_OPTIONS: Record<string, { global?: Target; group: Target; user?: Target }> = {
-  dns: { global: { to: "policy", field: "dns", list: true, parse: ipv4 }, group: { to: "policy", field: "dns", list: true, parse: ipv4 }, user: { to: "policy", field: "dns", list: true, parse: ipv4 } },
-  "ipv4-dns": { global: { to: "policy", field: "dns", list: true, parse: ipv4 }, group: { to: "policy", field: "dns", list: true, parse: ipv4 }, user: { to: "policy", field: "dns", list: true, parse: ipv4 } },
-  route: { global: { to: "policy", field: "routes", list: true, parse: cidr }, group: { to: "policy", field: "routes", list: true, parse: cidr }, user: { to: "policy", field: "routes", list: true, parse: cidr } },
-  "no-route": { global: { to: "policy", field: "excludeRoutes", list: true, parse: cidr }, group: { to: "policy", field: "excludeRoutes", list: true, parse: cidr }, user: { to: "policy", field: "excludeRoutes", list: true, parse: cidr } },
+  dns: { global: { to: "policy", field: "dns", list: true, parse: address }, group: { to: "policy", field: "dns", list: true, parse: address }, user: { to: "policy", field: "dns", list: true, parse: address } },
+  "ipv4-dns": { global: { to: "policy", field: "dns", list: true, parse: address }, group: { to: "policy", field: "dns", list: true, parse: address }, user: { to: "policy", field: "dns", list: true, parse: address } },
+  "ipv6-dns": { global: { to: "policy", field: "dns", list: true, parse: address }, group: { to: "policy", field: "dns", list: true, parse: address }, user: { to: "policy", field: "dns", list: true, parse: address } },
+  route: { global: { to: "policy", field: "routes", list: true, parse: cidr }, group: { to: "policy", field: "routes", list: true, parse: cidr }, user: { to: "policy", field: "routes", list: true, parse: userCidr } },
+  "no-route": { global: { to: "policy", field: "excludeRoutes", list: true, parse: cidr }, group: { to: "policy", field: "excludeRoutes", list: true, parse: cidr }, user: { to: "policy", field: "excludeRoutes", list: true, parse: userCidr } },
   "split-dns": { global: { to: "policy", field: "splitDns", list: true, parse: text }, group: { to: "policy", field: "splitDns", list: true, parse: text }, user: { to: "policy", field: "splitDns", list: true, parse: text } },
   "default-domain": { global: { to: "policy", field: "defaultDomain", parse: firstDomain }, group: { to: "policy", field: "defaultDomain", parse: firstDomain } },
   "idle-timeout": { global: { to: "policy", field: "idleTimeoutSeconds", parse: int }, group: { to: "policy", field: "idleTimeoutSeconds", parse: int }, user: { to: "policy", field: "idleTimeoutSeconds", parse: int } },
@@ -59,6 +80,9 @@ const POLICY_OPTIONS: Record<string, { global?: Target; group: Target; user?: Ta
   mtu: { global: { to: "settings", field: "mtu", parse: int }, group: { to: "policy", field: "mtu", parse: int }, user: { to: "policy", field: "mtu", parse: int } },
   "max-same-clients": { global: { to: "settings", field: "maxSessionsPerUser", parse: int }, group: { to: "policy", field: "maxSessionsPerUser", parse: int }, user: { to: "policy", field: "maxSessionsPerUser", parse: int } },
   "restrict-user-to-routes": { group: { to: "policy", field: "restrictToRoutes", parse: bool } },
+  "rx-data-per-sec": { global: { to: "settings", field: "defaultRateUp", parse: bytesPerSecond }, group: { to: "policy", field: "rateUp", parse: bytesPerSecond }, user: { to: "policy", field: "rateUp", parse: bytesPerSecond } },
+  "tx-data-per-sec": { global: { to: "settings", field: "defaultRateDown", parse: bytesPerSecond }, group: { to: "policy", field: "rateDown", parse: bytesPerSecond }, user: { to: "policy", field: "rateDown", parse: bytesPerSecond } },
+  "restrict-user-to-ports": { group: { to: "policy", field: "rules", parse: portRestrictionRules } },
 };
 
 /** ocserv.conf only. */
@@ -86,13 +110,14 @@ function certOid(v: string): string {
 }
 
 /**
- * Maps one file's options. Options handled elsewhere or composed from several lines (the pool,
+ * Maps one file's options. Options handled elsewhere or composed from several lines (the pools,
  * auth=, the ban score, the per-group/-user directories, explicit-ipv4) are handled here too;
  * everything else is reported by name as having no gw equivalent.
  */
 export function mapOptions(options: readonly OcservOption[], scope: Scope): Mapped {
   const out: Mapped = { settings: {}, policy: {}, mapped: [], unmapped: [], problems: [], files: {} };
   const pool: { network?: string; netmask?: string } = {};
+  const pool6: { network?: string; prefix?: string; subnetPrefix?: string } = {};
   for (const o of options) {
     const where = `${o.key} (line ${o.line})`;
     try {
@@ -112,6 +137,9 @@ export function mapOptions(options: readonly OcservOption[], scope: Scope): Mapp
       }
       if (scope === "global" && o.key === "ipv4-network") pool.network = o.value.trim();
       else if (scope === "global" && o.key === "ipv4-netmask") pool.netmask = o.value.trim();
+      else if (scope === "global" && o.key === "ipv6-network") pool6.network = o.value.trim();
+      else if (scope === "global" && o.key === "ipv6-prefix") pool6.prefix = o.value.trim();
+      else if (scope === "global" && o.key === "ipv6-subnet-prefix") pool6.subnetPrefix = o.value.trim();
       else if (scope === "global" && o.key === "auth") mapAuth(o, out);
       else if (scope === "global" && o.key === "max-ban-score") mapBanScore(o, out);
       else if (scope === "global" && o.key === "config-per-group") out.files.perGroupDir = o.value.trim();
@@ -126,7 +154,36 @@ export function mapOptions(options: readonly OcservOption[], scope: Scope): Mapp
     }
   }
   if (pool.network !== undefined) mapPool(pool.network, pool.netmask, out);
+  if (pool6.network !== undefined) mapPool6(pool6, out);
+  else if (pool6.subnetPrefix !== undefined) out.unmapped.push("ipv6-subnet-prefix: no ipv6-network to go with it");
   return out;
+}
+
+/**
+ * ipv6-network (with its length, or ipv6-prefix) becomes --pool6. gw hands each client one /128
+ * from a /64 to /126; a shorter network gives its first /64. ipv6-subnet-prefix (the prefix per
+ * client, 128 by default) maps only when it is 128.
+ */
+function mapPool6(p: { network?: string; prefix?: string; subnetPrefix?: string }, out: Mapped): void {
+  const text = p.network!.includes("/") ? p.network! : `${p.network}/${p.prefix ?? "?"}`;
+  const r = parseIpv6Cidr(text);
+  if (!r.ok) {
+    out.problems.push(`ipv6-network${p.prefix ? "/ipv6-prefix" : ""}: ${r.error.message}`);
+    return;
+  }
+  const source = `ipv6-network = ${p.network}${p.prefix ? `, ipv6-prefix = ${p.prefix}` : ""}`;
+  if (p.subnetPrefix !== undefined && p.subnetPrefix !== "128") {
+    out.unmapped.push(`ipv6-subnet-prefix = ${p.subnetPrefix}: gw gives each client one IPv6 address (a /128); ${source} is not mapped`);
+    return;
+  }
+  if (r.value.prefixLength > 126) {
+    out.problems.push(`${source}: gw's IPv6 pool is a /64 to a /126`);
+    return;
+  }
+  const length = Math.max(64, r.value.prefixLength);
+  out.settings.pool6 = formatIpv6Cidr({ network: maskAddress(r.value.network, length), prefixLength: length });
+  const note = length === r.value.prefixLength ? "" : ` (gw's IPv6 pool is at most a /64: the network's first /64)`;
+  out.mapped.push(`${source} -> pool6 ${out.settings.pool6}${note}`);
 }
 
 function mapPool(network: string, netmask: string | undefined, out: Mapped): void {

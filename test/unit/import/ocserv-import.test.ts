@@ -13,10 +13,13 @@ server-cert = /etc/ocserv/server-cert.pem
 server-key = /etc/ocserv/server-key.pem
 ipv4-network = 10.77.0.0
 ipv4-netmask = 255.255.255.0
+ipv6-network = 2001:db8:77::/48
+ipv6-subnet-prefix = 128
 dns = 198.51.100.53
 dns = 2001:db8::53
 route = 198.51.100.0/255.255.255.0
 route = 198.51.101.0/24
+route = 2001:db8:2::/64
 no-route = 198.51.100.128/255.255.255.128
 split-dns = corp.example
 default-domain = corp.example other.example
@@ -30,6 +33,7 @@ keepalive = 32400
 mtu = 1400
 max-same-clients = 2
 max-clients = 16
+tx-data-per-sec = 250000
 max-ban-score = 80
 ban-reset-time = 1200
 isolate-workers = true
@@ -47,7 +51,7 @@ const PASSWD = [
 const OTP = ["HOTP/T30 bob - 3132333435363738393031323334353637383930", "HOTP carol - 00112233445566778899", "HOTP/T30/8 nobody - 0011"].join("\n");
 
 const groupFiles = [
-  { name: "staff", text: "route = 203.0.113.0/255.255.255.0\ndns = 198.51.100.54\nsplit-dns = staff.example\nsplit-dns = intra.example\nidle-timeout = 300\nrx-data-per-sec = 1000\n" },
+  { name: "staff", text: "route = 203.0.113.0/255.255.255.0\ndns = 198.51.100.54\nsplit-dns = staff.example\nsplit-dns = intra.example\nidle-timeout = 300\nrx-data-per-sec = 1000\nrestrict-user-to-ports = \"tcp(443), icmp()\"\n" },
   { name: "bad name", text: "dns = 198.51.100.1\n" },
 ];
 const userFiles = [{ name: "bob", text: "dns = 198.51.100.99\nexplicit-ipv4 = 10.77.0.50\nmtu = 1300\n" }];
@@ -65,6 +69,8 @@ describe("gw import ocserv: the plan", () => {
       certFile: "/etc/ocserv/server-cert.pem",
       keyFile: "/etc/ocserv/server-key.pem",
       pool: "10.77.0.0/24",
+      pool6: "2001:db8:77::/64",
+      defaultRateDown: 2_000_000,
       cookieTimeout: 600,
       dpd: 90,
       mobileDpd: 1800,
@@ -75,8 +81,8 @@ describe("gw import ocserv: the plan", () => {
       loginMaxFailuresPerIp: 8,
       loginFailureWindow: 1200,
       groupDefaults: {
-        dns: ["198.51.100.53"],
-        routes: ["198.51.100.0/24", "198.51.101.0/24"],
+        dns: ["198.51.100.53", "2001:db8::53"],
+        routes: ["198.51.100.0/24", "198.51.101.0/24", "2001:db8:2::/64"],
         excludeRoutes: ["198.51.100.128/25"],
         splitDns: ["corp.example"],
         defaultDomain: "corp.example",
@@ -84,8 +90,8 @@ describe("gw import ocserv: the plan", () => {
         sessionTimeoutSeconds: 86400,
       },
     });
+    expect(plan.mapped).toContain("ocserv.conf: ipv6-network = 2001:db8:77::/48 -> pool6 2001:db8:77::/64 (gw's IPv6 pool is at most a /64: the network's first /64)");
     expect(plan.unmapped).toEqual([
-      "ocserv.conf: dns (line 11): an IPv6 address (IPv6 is configured separately in gw)",
       "ocserv.conf: mobile-idle-timeout: no gw equivalent",
       "ocserv.conf: isolate-workers: no gw equivalent",
     ]);
@@ -95,7 +101,21 @@ describe("gw import ocserv: the plan", () => {
   test("passwd, groups, users and OTP: hashes as they are, bad names and tokens skipped with the reason", () => {
     const plan = planOcservImport({ config: CONFIG, passwd: PASSWD, otp: OTP, groupFiles, userFiles });
     expect(plan.groups).toEqual([
-      { name: "staff", policy: { routes: ["203.0.113.0/24"], dns: ["198.51.100.54"], splitDns: ["staff.example", "intra.example"], idleTimeoutSeconds: 300 } },
+      {
+        name: "staff",
+        policy: {
+          routes: ["203.0.113.0/24"],
+          dns: ["198.51.100.54"],
+          splitDns: ["staff.example", "intra.example"],
+          idleTimeoutSeconds: 300,
+          rateUp: 8000,
+          rules: [
+            { action: "allow", to: "0.0.0.0/0", proto: "tcp", ports: "443", description: "from ocserv restrict-user-to-ports" },
+            { action: "allow", to: "::/0", proto: "tcp", ports: "443", description: "from ocserv restrict-user-to-ports" },
+            { action: "allow", to: "0.0.0.0/0", proto: "icmp", description: "from ocserv restrict-user-to-ports" },
+          ],
+        },
+      },
       { name: "ops", policy: {} },
     ]);
     expect(plan.users.map((u) => [u.name, u.groups, u.hash?.slice(0, 4)])).toEqual([
@@ -106,7 +126,6 @@ describe("gw import ocserv: the plan", () => {
     const bob = plan.users.find((u) => u.name === "bob")!;
     expect(bob.overrides).toEqual({ dns: ["198.51.100.99"], staticAddress: "10.77.0.50", mtu: 1300 });
     expect(bob.otpSecret).toBe("GEZDGNBVGY3TQOJQGEZDGNBVGY3TQOJQ"); // RFC 6238's "12345678901234567890"
-    expect(plan.unmapped).toContain("group staff: rx-data-per-sec: no gw equivalent");
     expect(plan.problems).toEqual([
       "config-per-group/bad name: not a gw group name (letters, digits, '.', '_', '-'): skipped",
       "passwd line 4: not user:groups:hash",
