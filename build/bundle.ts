@@ -4,7 +4,8 @@ import { join } from "node:path";
 /**
  * dist/gw.mjs: one ESM bundle that runs on Bun (`bun dist/gw.mjs`) and on Deno
  * (`deno run -A dist/gw.mjs`). Each runtime's TUN reader worker is its own entry
- * (dist/tun-worker-bun.mjs, dist/tun-worker-deno.mjs; see src/runtime/linux/worker-url.ts).
+ * (dist/tun-worker-bun.mjs, dist/tun-worker-deno.mjs; see src/runtime/linux/worker-url.ts), and so is
+ * the portable password hasher's (dist/password-worker.mjs, used under Deno).
  * Code splitting keeps each runtime's adapters in a chunk of its own, loaded only on that
  * runtime: bun:ffi must never be linked under Deno. Chunks sit next to gw.mjs, so copy dist/ whole.
  */
@@ -15,6 +16,7 @@ export async function bundle(root: string): Promise<void> {
       gw: "src/main.ts",
       "tun-worker-bun": "src/runtime/bun/tun-worker.ts",
       "tun-worker-deno": "src/runtime/deno/tun-worker.ts",
+      "password-worker": "src/runtime/password-worker.ts",
     },
     outdir: join(root, "dist"),
     outExtension: { ".js": ".mjs" },

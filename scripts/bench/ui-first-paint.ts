@@ -4,6 +4,7 @@
 // median and worst time to first byte (the Response with its headers) and to the full HTML.
 // Goal: under 200 ms each. Prints figures; asserts nothing.
 // bun scripts/bench/ui-first-paint.ts
+import { ok } from "../../src/errors.ts";
 import { createHash } from "node:crypto";
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
@@ -22,8 +23,8 @@ const PAGES = ["/ui", "/ui/connections", "/ui/users", "/ui/users?page=20", "/ui/
 
 /** The password hash is not what this measures (one sign-in): a fast stand-in. */
 const hasher: PasswordHasher = {
-  hash: async (p) => `bench$${createHash("sha256").update(p).digest("hex")}`,
-  verify: async (p, phc) => phc === `bench$${createHash("sha256").update(p).digest("hex")}`,
+  hash: async (p) => ok(`bench$${createHash("sha256").update(p).digest("hex")}`),
+  verify: async (p, phc) => ok(phc === `bench$${createHash("sha256").update(p).digest("hex")}`),
 };
 
 const dir = mkdtempSync(join(tmpdir(), "gw-bench-ui-"));

@@ -48,6 +48,10 @@ export const ERROR_CODES = {
   reload_failed: { status: 409, description: "a new certificate, key, CA, CRL or settings document could not be loaded: nothing changed; the message says which and why" },
   store_corrupt: { status: 500, description: "a stored record is unreadable" },
   internal: { status: 500, description: "unexpected failure: see the gateway log" },
+  server_busy: { status: 503, description: "the password hasher's queue is full (a login storm): nothing was changed; try again in a few seconds" },
+  worker_failed: { status: 503, description: "a password hashing worker thread failed and was replaced: try again" },
+  worker_pool_closed: { status: 503, description: "the gateway is stopping: try again once it runs" },
+  password_hash_failed: { status: 500, description: "argon2id refused the configured cost (passwordHashMemoryKiB, passwordHashPasses): see the message" },
 } as const satisfies Record<string, ErrorCodeInfo>;
 
 /** A code a route may declare in its `errors`: a misspelt one does not compile. */

@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { passwordHashCostStrongEnough } from "./password-hash-cost.ts";
 import { samlSettingsComplete } from "./saml-settings.ts";
 import { shapeOf } from "./setting-row.ts";
 import { RUN_SETTINGS, SETTINGS } from "./settings-table.ts";
@@ -14,7 +15,7 @@ export { CERT_USER_ATTRIBUTES, formatHostPort, hostPortSchema, parseHostPort } f
  */
 export const gatewaySettingsShape = shapeOf(SETTINGS);
 
-type SettingsLike = { samlIdpUrl?: string; samlIdpCertFile?: string; samlBaseUrl?: string; certFile?: string; keyFile?: string; clientCaFile?: string; crlFile?: string; port: number; apiListen: string };
+type SettingsLike = { passwordHashMemoryKiB: number; passwordHashPasses: number; samlIdpUrl?: string; samlIdpCertFile?: string; samlBaseUrl?: string; certFile?: string; keyFile?: string; clientCaFile?: string; crlFile?: string; port: number; apiListen: string };
 
 const certAndKeyTogether = <T extends SettingsLike>(schema: z.ZodType<T>) =>
   schema
@@ -30,7 +31,8 @@ const certAndKeyTogether = <T extends SettingsLike>(schema: z.ZodType<T>) =>
       error: "the management API needs its own port, not the tunnel port",
       path: ["apiListen"],
     })
-    .superRefine(samlSettingsComplete);
+    .superRefine(samlSettingsComplete)
+    .superRefine(passwordHashCostStrongEnough);
 
 export const gatewaySettingsSchema = certAndKeyTogether(z.object(gatewaySettingsShape).strict());
 export type GatewaySettings = z.infer<typeof gatewaySettingsSchema>;

@@ -1,6 +1,8 @@
 import { z } from "zod";
 import { bitRateSchema } from "../firewall/policy-fields.ts";
 import { groupDefaultsSchema } from "../control/effective-policy.ts";
+import { MAX_VERIFY_MEMORY_KIB, MAX_VERIFY_PASSES } from "../runtime/argon2-phc.ts";
+import { OWASP_MIN_MEMORY_KIB } from "./password-hash-cost.ts";
 import { samlSettings } from "./saml-settings.ts";
 import { setting, type SettingRow } from "./setting-row.ts";
 import { CERT_USER_ATTRIBUTES, fileSchema, hostPortSchema, ipAddressSchema, pool6Schema, poolSchema, portSchema, tunNameSchema } from "./setting-schemas.ts";
@@ -213,6 +215,21 @@ export const SETTINGS = {
     noFlagReason: "an object: set it with gw config set or the API",
     whenAbsent: "no defaults",
     example: '{"dns":["198.51.100.53"],"splitDns":["corp.example"],"idleTimeoutSeconds":1200}',
+    applies: "new logins",
+  }),
+  passwordHashMemoryKiB: setting({
+    schema: z.number().int().min(OWASP_MIN_MEMORY_KIB).max(MAX_VERIFY_MEMORY_KIB).default(19456),
+    help: "argon2id memory in KiB for new password hashes (users' and admins'; stored hashes keep their own): at least 7168, OWASP's smallest, with memory x passes at least 35840 (see docs/security.md for what a login costs)",
+    flag: "password-hash-memory-kib",
+    valueHint: "KIB",
+    example: "47104",
+    applies: "new logins",
+  }),
+  passwordHashPasses: setting({
+    schema: z.number().int().min(1).max(MAX_VERIFY_PASSES).default(2),
+    help: "argon2id passes (t) for new password hashes: less memory needs more passes (OWASP: 47104 KiB t=1, 19456 t=2, 12288 t=3, 9216 t=4, 7168 t=5)",
+    flag: "password-hash-passes",
+    example: "3",
     applies: "new logins",
   }),
   ...samlSettings,

@@ -1,6 +1,7 @@
 import { z } from "zod";
 import { err, ok, type Result } from "../errors.ts";
-import type { PasswordHasher } from "../runtime/password-hasher.ts";
+import { DEFAULT_HASH_COST, type Argon2idCost, type PasswordHasher } from "../runtime/password-hasher.ts";
+import { DummyHash } from "./dummy-hash.ts";
 import type { AdminRecord } from "../store/records.ts";
 import type { Store } from "../store/store.ts";
 import type { Actor, AuditLog } from "./audit.ts";
@@ -60,6 +61,8 @@ const contextOf = (name: string) => `admin-otp:${name}`;
 export interface AdminServiceDeps {
   store: Store;
   hasher: PasswordHasher;
+  /** argon2id's cost for new hashes (the settings passwordHashMemoryKiB and passwordHashPasses). */
+  hashCost?: () => Argon2idCost;
   audit: AuditLog;
   otpKey: SecretKeySource;
   now: () => number;
@@ -79,11 +82,14 @@ export class AdminService {
   private readonly audit: AuditLog;
   private readonly otpKey: SecretKeySource;
   private readonly now: () => number;
-  private dummy: Promise<string> | undefined;
+  private readonly hashCost: () => Argon2idCost;
+  private readonly dummy: DummyHash;
 
   constructor(deps: AdminServiceDeps) {
     this.store = deps.store;
     this.hasher = deps.hasher;
+    this.hashCost = deps.hashCost ?? (() => DEFAULT_HASH_COST);
+    this.dummy = new DummyHash(() => this.hasher, this.hashCost, "gw-dummy-password-for-unknown-admins");
     this.audit = deps.audit;
     this.otpKey = deps.otpKey;
     this.now = deps.now;
@@ -103,7 +109,9 @@ export class AdminService {
     const parsed = newAdminSchema.safeParse(input);
     if (!parsed.success) return validationError(parsed.error, "admin");
     const { name, role, password } = parsed.data;
-    const passwordHash = await this.hasher.hash(password);
+    const hashed = await this.hasher.hash(password, this.hashCost());
+    if (!hashed.ok) return hashed;
+    const passwordHash = hashed.value;
     const record: AdminRecord = { name, role, passwordHash, createdAt: this.now(), lastLoginAt: null, otpSealedSecret: null, otpEnrolledAt: null, otpLastUsedStep: null };
     const added = this.store.transaction(() => {
       if (this.store.getAdmin(name)) return false;
@@ -126,7 +134,9 @@ export class AdminService {
   async setPassword(name: string, password: unknown, actor: Actor): Promise<Result<AdminView>> {
     const parsed = passwordSchema.safeParse(password);
     if (!parsed.success) return validationError(parsed.error, "password");
-    const passwordHash = await this.hasher.hash(parsed.data);
+    const hashed = await this.hasher.hash(parsed.data, this.hashCost());
+    if (!hashed.ok) return hashed;
+    const passwordHash = hashed.value;
     return this.update(name, actor, "admin.password", (r) => ok({ ...r, passwordHash }));
   }
 
@@ -173,10 +183,12 @@ export class AdminService {
     const banned = this.guard.check(input.ip, input.name);
     if (banned) return err("too_many_attempts", banned.message, { retryAfterSeconds: banned.retryAfterSeconds });
     const record = this.store.getAdmin(input.name);
-    this.dummy ??= this.hasher.hash("gw-dummy-password-for-unknown-admins");
-    const phc = record?.passwordHash ?? (await this.dummy);
-    const valid = input.password.length <= MAX_PASSWORD_LENGTH && (await this.hasher.verify(input.password, phc));
-    if (!valid || !record) return this.failed(input);
+    if (input.password.length > MAX_PASSWORD_LENGTH) return this.failed(input);
+    const phc = record ? ok(record.passwordHash) : await this.dummy.get();
+    if (!phc.ok) return phc;
+    const valid = await this.hasher.verify(input.password, phc.value);
+    if (!valid.ok) return valid; // server_busy: no answer about the password, not counted as a failure
+    if (!valid.value || !record) return this.failed(input);
     if (record.otpSealedSecret !== null) {
       const code = input.code?.trim() ?? "";
       // The right password without a code is not a failure: the form asks for the code next.

@@ -111,7 +111,11 @@ export class ControlPlane {
       policy: this.policy,
       onUserPolicyChanged: (name) => this.onUserPolicyChanged(name),
     };
-    this.users = new UserService(deps.store, deps.hasher, deps.now, context);
+    const hashCost = () => {
+      const settings = this.currentSettings();
+      return { memoryKiB: settings.passwordHashMemoryKiB, passes: settings.passwordHashPasses };
+    };
+    this.users = new UserService(deps.store, deps.hasher, deps.now, context, hashCost);
     this.otp = new OtpService(deps.store, deps.otpKey ?? noSecretKey, deps.now, context);
     this.groups = new GroupService(deps.store, deps.now, context);
     this.tokens = new TokenService(deps.store, this.audit, this.events, deps.now);
@@ -122,7 +126,7 @@ export class ControlPlane {
     this.usageTotals = deps.usageTotals ?? (() => new Map());
     this.usage = new UsageService(deps.store, this.users, this.groups, deps.now, context, deps.flushUsage);
     this.rules = new RuleLists(this.groups, this.users);
-    this.admins = new AdminService({ store: deps.store, hasher: deps.hasher, audit: this.audit, otpKey: deps.otpKey ?? noSecretKey, now: deps.now });
+    this.admins = new AdminService({ store: deps.store, hasher: deps.hasher, hashCost, audit: this.audit, otpKey: deps.otpKey ?? noSecretKey, now: deps.now });
 
     deps.sessions.onAttach((session, connection) => {
       this.events.emit({

@@ -1,7 +1,8 @@
 import { z } from "zod";
 import { err, ok, type Result } from "../errors.ts";
 import { parseIpv4 } from "../net/ipv4.ts";
-import type { PasswordHasher } from "../runtime/password-hasher.ts";
+import { DEFAULT_HASH_COST, type Argon2idCost, type PasswordHasher } from "../runtime/password-hasher.ts";
+import { DummyHash } from "./dummy-hash.ts";
 import type { UserRecord } from "../store/records.ts";
 import type { Store } from "../store/store.ts";
 import type { Actor } from "./audit.ts";
@@ -150,6 +151,8 @@ export class UserService {
     private readonly hasher: PasswordHasher,
     private readonly now: () => number,
     private readonly context?: ChangeContext,
+    /** argon2id's cost for new hashes (the settings passwordHashMemoryKiB and passwordHashPasses). */
+    private readonly hashCost: () => Argon2idCost = () => DEFAULT_HASH_COST,
   ) {}
 
   /** For callers holding unchecked input (tests, scripts): validates once, then creates. The API validates at its edge and calls create. */
@@ -225,26 +228,33 @@ export class UserService {
    * Checks a password. Unknown users cost one hash verification too, so response time does
    * not tell which user names exist.
    */
-  async verifyPassword(name: string, password: string): Promise<UserRecord | undefined> {
+  async verifyPassword(name: string, password: string): Promise<Result<UserRecord | undefined>> {
     const record = this.store.getUser(name);
-    const phc = record && record.passwordHash !== NO_PASSWORD ? record.passwordHash : await this.dummyHash();
-    if (record && isCryptHash(phc)) return this.verifyImported(record, password);
-    const valid = password.length <= MAX_PASSWORD_LENGTH && (await this.hasher.verify(password, phc));
-    return valid && record && record.passwordHash !== NO_PASSWORD ? record : undefined;
+    const known = record && record.passwordHash !== NO_PASSWORD;
+    if (known && isCryptHash(record.passwordHash)) return this.verifyImported(record, password);
+    if (password.length > MAX_PASSWORD_LENGTH) return ok(undefined);
+    const phc = known ? ok(record.passwordHash) : await this.dummyHash();
+    if (!phc.ok) return phc;
+    // An error (server_busy: too many logins at once) is no answer about the password: the caller refuses without counting it.
+    const valid = await this.hasher.verify(password, phc.value);
+    if (!valid.ok) return valid;
+    return ok(valid.value && known ? record : undefined);
   }
 
   /**
    * A crypt hash imported from an ocpasswd file: checked as ocserv did, then replaced by an
    * argon2id hash of the same password, so the weaker hash is gone after the first login.
    */
-  private async verifyImported(record: UserRecord, password: string): Promise<UserRecord | undefined> {
-    if (password.length > MAX_PASSWORD_LENGTH || !verifyCrypt(password, record.passwordHash)) return undefined;
-    const rehashed: UserRecord = { ...record, passwordHash: await this.hasher.hash(password) };
+  private async verifyImported(record: UserRecord, password: string): Promise<Result<UserRecord | undefined>> {
+    if (password.length > MAX_PASSWORD_LENGTH || !verifyCrypt(password, record.passwordHash)) return ok(undefined);
+    const hash = await this.hasher.hash(password, this.hashCost());
+    if (!hash.ok) return ok(record); // the password is right; the crypt hash stays until a login finds the hasher free
+    const rehashed: UserRecord = { ...record, passwordHash: hash.value };
     this.store.transaction(() => {
       // Only if nobody changed the password meanwhile.
       if (this.store.getUser(record.name)?.passwordHash === record.passwordHash) this.store.updateUser(rehashed);
     });
-    return rehashed;
+    return ok(rehashed);
   }
 
   /**
@@ -270,10 +280,9 @@ export class UserService {
     this.store.recordLoginSuccess(name, this.now());
   }
 
-  private dummy: Promise<string> | undefined;
-  private dummyHash(): Promise<string> {
-    this.dummy ??= this.hasher.hash("gw-dummy-password-for-unknown-users");
-    return this.dummy;
+  private readonly dummy = new DummyHash(() => this.hasher, () => this.hashCost(), "gw-dummy-password-for-unknown-users");
+  private dummyHash(): Promise<Result<string>> {
+    return this.dummy.get();
   }
 
   /**
@@ -285,7 +294,9 @@ export class UserService {
     const overrides = overridesOfDocument(doc);
     const tested = this.context?.policy?.testUser(name, overrides);
     if (tested && !tested.ok) return tested;
-    const passwordHash = doc.password === undefined ? undefined : await this.hasher.hash(doc.password);
+    const hashed = doc.password === undefined ? undefined : await this.hasher.hash(doc.password, this.hashCost());
+    if (hashed && !hashed.ok) return hashed;
+    const passwordHash = hashed?.value;
     const outcome = this.store.transaction((): Result<{ user: UserView; created: boolean; before: UserView | null; changed: boolean }> => {
       const missing = groups.filter((g) => !this.store.getGroup(g));
       if (missing.length > 0) {

@@ -1,37 +1,50 @@
-import { argon2idAsync } from "@noble/hashes/argon2.js";
-import { randomBytes, timingSafeEqual } from "node:crypto";
-import { formatArgon2idPhc, parseArgon2idPhc } from "./argon2-phc.ts";
-import type { PasswordHasher } from "./password-hasher.ts";
+import { availableParallelism } from "node:os";
+import { err, ok, type Result } from "../errors.ts";
+import { workerUrl } from "./linux/worker-url.ts";
+import { nodeWorkerSpawner } from "./node-worker.ts";
+import type { PasswordAnswer, PasswordJob } from "./password-job.ts";
+import { WAITING_PER_CORE, type PasswordHasher } from "./password-hasher.ts";
+import { WorkerPool, type SpawnWorker } from "./worker-pool.ts";
 
-/** The parameters bun/password-hasher.ts uses (OWASP's 19 MiB, t=2, p=1), so hashes look alike on every runtime. */
-const MEMORY_KIB = 19456;
-const PASSES = 2;
-const SALT_BYTES = 16;
-const HASH_BYTES = 32;
-/** A stored hash asking for more than this never verifies: it would let a bad row stall the server. */
-const MAX_MEMORY_KIB = 256 * 1024;
-const MAX_PASSES = 16;
+export interface PortableHasherOptions {
+  /** Worker threads: the cores (at least 1). */
+  size?: number;
+  maxWaiting?: number;
+  spawn?: SpawnWorker<PasswordJob, PasswordAnswer>;
+}
+
+/** The password worker, next to this file from sources, dist/password-worker.mjs in the esbuild bundle (build/bundle.ts). */
+const passwordWorkerUrl = () => workerUrl(import.meta.url, "./password-worker.ts", "./password-worker.mjs");
 
 /**
- * argon2id in JavaScript (@noble/hashes) for runtimes without a native one (Deno). Reads and
- * writes the same PHC strings as Bun.password, so a store moves between runtimes as it is.
- * Slower than native: about 360 ms per verification here under Deno, against 47 ms for Bun's
- * native argon2id, on the same parameters (so a login costs more CPU, not less security).
+ * argon2id in JavaScript (@noble/hashes) for runtimes without a native one (Deno): about 360 ms
+ * of CPU per hash there, so it runs in a pool of worker threads, one per core, never on the main
+ * thread (where it stalled every live session for the length of a login).
  */
-export const portablePasswordHasher: PasswordHasher = {
-  async hash(password) {
-    const salt = randomBytes(SALT_BYTES);
-    const hash = await argon2idAsync(password, salt, { m: MEMORY_KIB, t: PASSES, p: 1, dkLen: HASH_BYTES });
-    return formatArgon2idPhc({ memoryKiB: MEMORY_KIB, passes: PASSES, lanes: 1, salt, hash });
-  },
-  async verify(password, phc) {
-    const p = parseArgon2idPhc(phc);
-    if (!p || p.memoryKiB > MAX_MEMORY_KIB || p.passes > MAX_PASSES || p.hash.length < 4) return false;
-    try {
-      const hash = await argon2idAsync(password, p.salt, { m: p.memoryKiB, t: p.passes, p: p.lanes, dkLen: p.hash.length });
-      return timingSafeEqual(hash, p.hash);
-    } catch {
-      return false; // parameters argon2 rejects (e.g. memory below 8 KiB per lane): never authenticates
-    }
-  },
-};
+export function createPortablePasswordHasher(options: PortableHasherOptions = {}): PasswordHasher & { close(): void } {
+  const size = Math.max(1, options.size ?? availableParallelism());
+  const pool = new WorkerPool<PasswordJob, PasswordAnswer>({
+    spawn: options.spawn ?? nodeWorkerSpawner(passwordWorkerUrl()),
+    size,
+    maxWaiting: options.maxWaiting ?? size * WAITING_PER_CORE,
+    name: "password hashing",
+  });
+  return {
+    async hash(password, cost) {
+      const answer = await pool.run({ op: "hash", password, cost });
+      if (!answer.ok) return answer;
+      return "phc" in answer.value ? ok(answer.value.phc) : failed(answer.value);
+    },
+    async verify(password, phc) {
+      const answer = await pool.run({ op: "verify", password, phc });
+      if (!answer.ok) return answer;
+      return "valid" in answer.value ? ok(answer.value.valid) : failed(answer.value);
+    },
+    close: () => pool.close(),
+  };
+}
+
+function failed<T>(answer: PasswordAnswer): Result<T> {
+  const why = "error" in answer ? answer.error : "an answer of the wrong kind";
+  return err("password_hash_failed", `argon2id failed in its worker: ${why}`);
+}

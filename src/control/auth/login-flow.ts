@@ -139,7 +139,7 @@ export class LoginFlow {
 
   /** What a step's result leads to. */
   private settle(context: LoginContext, request: LoginRequest, step: AuthStep, result: StepResult): Next {
-    if (result.kind === "refused") return { answer: this.failures.refuse({ reason: result.reason, message: result.error }, request.client, context) };
+    if (result.kind === "refused") return { answer: this.failures.refuse({ reason: result.reason, message: result.error, counts: result.counts }, request.client, context) };
     if (result.kind === "retry") {
       context.wrongAnswers = (context.wrongAnswers ?? 0) + 1;
       const decision = afterWrongAnswer(step.retry, {

@@ -34,7 +34,12 @@ export class PasswordStep implements AuthStep {
       return { kind: "retry", error: `The user name must be the certificate's: ${context.user.name}.`, reason: "certificate_user_mismatch" };
     }
     if (!name || !password) return { kind: "retry", error: "Enter both a user name and a password.", reason: "missing_credentials" };
-    const user = await this.users.verifyPassword(name, password);
+    const checked = await this.users.verifyPassword(name, password);
+    if (!checked.ok) {
+      // A login storm (server_busy) or a failed hashing worker: no answer about the password, not a guess.
+      return { kind: "refused", error: "The gateway is busy: try again in a few seconds.", reason: checked.error.code, counts: false };
+    }
+    const user = checked.value;
     if (!user) {
       this.users.recordFailure(name);
       return { kind: "retry", error: "Login failed: wrong user name or password.", reason: "bad_password" };

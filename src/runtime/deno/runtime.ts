@@ -1,5 +1,5 @@
 import type { Runtime } from "../runtime.ts";
-import { portablePasswordHasher } from "../portable-password-hasher.ts";
+import { createPortablePasswordHasher } from "../portable-password-hasher.ts";
 import { denoFileLocks } from "./file-lock.ts";
 import { serveHttps } from "./https-server.ts";
 import { raiseOpenFileLimit } from "./open-file-limit.ts";
@@ -15,7 +15,7 @@ export const denoRuntime: Runtime = {
   openTun,
   openUdp,
   serveHttps,
-  passwordHasher: portablePasswordHasher,
+  passwordHasher: createPortablePasswordHasher(),
   raiseOpenFileLimit,
   fileLocks: denoFileLocks,
 };

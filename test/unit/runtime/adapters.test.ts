@@ -9,6 +9,8 @@ import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { runtime } from "../../../src/runtime/current.ts";
+import { ok, unwrap } from "../../../src/errors.ts";
+import { DEFAULT_HASH_COST } from "../../../src/runtime/password-hasher.ts";
 
 const work = mkdtempSync(join(tmpdir(), "gw-adapters-"));
 afterAll(() => rmSync(work, { recursive: true, force: true }));
@@ -100,9 +102,9 @@ describe(`runtime adapters (${runtime.name})`, () => {
   }, 30_000);
 
   test("password hashing: a hash verifies, a wrong password does not", async () => {
-    const phc = await runtime.passwordHasher.hash("pass-one");
+    const phc = unwrap(await runtime.passwordHasher.hash("pass-one", DEFAULT_HASH_COST));
     expect(phc).toStartWith("$argon2id$v=19$m=19456,t=2,p=1$");
-    expect(await runtime.passwordHasher.verify("pass-one", phc)).toBe(true);
-    expect(await runtime.passwordHasher.verify("pass-two", phc)).toBe(false);
+    expect(await runtime.passwordHasher.verify("pass-one", phc)).toEqual(ok(true));
+    expect(await runtime.passwordHasher.verify("pass-two", phc)).toEqual(ok(false));
   });
 });

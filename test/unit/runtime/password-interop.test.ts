@@ -1,7 +1,9 @@
-import { describe, expect, test } from "bun:test";
+import { afterAll, describe, expect, test } from "bun:test";
+import { ok, unwrap } from "../../../src/errors.ts";
 import { bunPasswordHasher } from "../../../src/runtime/bun/password-hasher.ts";
 import { parseArgon2idPhc } from "../../../src/runtime/argon2-phc.ts";
-import { portablePasswordHasher } from "../../../src/runtime/portable-password-hasher.ts";
+import { DEFAULT_HASH_COST } from "../../../src/runtime/password-hasher.ts";
+import { createPortablePasswordHasher } from "../../../src/runtime/portable-password-hasher.ts";
 
 /** Fixed vectors: one written by Bun.password (native), one by the portable hasher (@noble/hashes). */
 const MADE_BY_BUN = {
@@ -13,24 +15,38 @@ const MADE_BY_PORTABLE = {
   phc: "$argon2id$v=19$m=19456,t=2,p=1$AdXRcs6FskXrPEMAEx36Dg$/vj/CJfCS1jcXgAvM1nUunJTWlCBnbH8OMSg/rZ7b20",
 };
 const onBun = "Bun" in globalThis;
+/** The portable hasher with its real worker threads (src/runtime/password-worker.ts). */
+const portable = createPortablePasswordHasher({ size: 2 });
+afterAll(() => portable.close());
 
 describe("argon2id hashes move between runtimes", () => {
   test("the portable hasher verifies a hash Bun.password made, and rejects a wrong password", async () => {
-    expect(await portablePasswordHasher.verify(MADE_BY_BUN.password, MADE_BY_BUN.phc)).toBe(true);
-    expect(await portablePasswordHasher.verify("correct horse batterY", MADE_BY_BUN.phc)).toBe(false);
+    expect(await portable.verify(MADE_BY_BUN.password, MADE_BY_BUN.phc)).toEqual(ok(true));
+    expect(await portable.verify("correct horse batterY", MADE_BY_BUN.phc)).toEqual(ok(false));
   });
 
   test.skipIf(!onBun)("Bun.password verifies a hash the portable hasher made, and rejects a wrong password", async () => {
-    expect(await bunPasswordHasher.verify(MADE_BY_PORTABLE.password, MADE_BY_PORTABLE.phc)).toBe(true);
-    expect(await bunPasswordHasher.verify("Tr0ub4dor&4", MADE_BY_PORTABLE.phc)).toBe(false);
+    expect(await bunPasswordHasher.verify(MADE_BY_PORTABLE.password, MADE_BY_PORTABLE.phc)).toEqual(ok(true));
+    expect(await bunPasswordHasher.verify("Tr0ub4dor&4", MADE_BY_PORTABLE.phc)).toEqual(ok(false));
   });
 
   test("the portable hasher writes the parameters and sizes Bun uses, and verifies its own hash", async () => {
-    const phc = await portablePasswordHasher.hash("s3cret pass");
+    const phc = unwrap(await portable.hash("s3cret pass", DEFAULT_HASH_COST));
     const parsed = parseArgon2idPhc(phc);
     expect(parsed).toMatchObject({ memoryKiB: 19456, passes: 2, lanes: 1 });
     expect(parsed?.hash.length).toBe(32);
-    expect(await portablePasswordHasher.verify("s3cret pass", phc)).toBe(true);
+    expect(await portable.verify("s3cret pass", phc)).toEqual(ok(true));
+  });
+
+  test("both hashers write the cost they are given (the settings), and Bun's verifies the portable one's and back", async () => {
+    const cost = { memoryKiB: 12288, passes: 3 };
+    const fromPortable = unwrap(await portable.hash("other pass", cost));
+    expect(parseArgon2idPhc(fromPortable)).toMatchObject({ memoryKiB: 12288, passes: 3, lanes: 1 });
+    if (!onBun) return;
+    const fromBun = unwrap(await bunPasswordHasher.hash("other pass", cost));
+    expect(parseArgon2idPhc(fromBun)).toMatchObject({ memoryKiB: 12288, passes: 3, lanes: 1 });
+    expect(await bunPasswordHasher.verify("other pass", fromPortable)).toEqual(ok(true));
+    expect(await portable.verify("other pass", fromBun)).toEqual(ok(true));
   });
 
   test("malformed or abusive stored hashes never verify", async () => {
@@ -43,7 +59,8 @@ describe("argon2id hashes move between runtimes", () => {
       `$argon2id$v=19$m=4194304,t=2,p=1$${salt}$${hash}`, // 4 GiB: refused before any work
       `$argon2id$v=19$m=1,t=2,p=1$${salt}$${hash}`, // below argon2's minimum
     ]) {
-      expect(await portablePasswordHasher.verify(MADE_BY_BUN.password, phc)).toBe(false);
+      expect(await portable.verify(MADE_BY_BUN.password, phc)).toEqual(ok(false));
+      if (onBun) expect(await bunPasswordHasher.verify(MADE_BY_BUN.password, phc)).toEqual(ok(false));
     }
   });
 });

@@ -1,3 +1,4 @@
+import { ok } from "../../../../src/errors.ts";
 import { describe, expect, test } from "bun:test";
 import { createHash, X509Certificate } from "node:crypto";
 import { AuthStats } from "../../../../src/control/auth/auth-stats.ts";
@@ -16,8 +17,8 @@ import type { PasswordHasher } from "../../../../src/runtime/password-hasher.ts"
 import { openSqliteStore } from "../../../../src/store/sqlite-store.ts";
 
 const fakeHasher: PasswordHasher = {
-  hash: async (p) => `fake$${createHash("sha256").update(p).digest("hex")}`,
-  verify: async (p, phc) => phc === `fake$${createHash("sha256").update(p).digest("hex")}`,
+  hash: async (p) => ok(`fake$${createHash("sha256").update(p).digest("hex")}`),
+  verify: async (p, phc) => ok(phc === `fake$${createHash("sha256").update(p).digest("hex")}`),
 };
 
 const ca = createCertificateAuthority({ commonName: "unit client CA" });

@@ -3,6 +3,7 @@
  * fix, `login failed ... user=eve\n2000-01-01T00:00:00.000Z login ok user=forged` reached the log
  * raw, and gw serve wrote a second, forged "login ok" line.
  */
+import { ok } from "../../../../src/errors.ts";
 import { describe, expect, test } from "bun:test";
 import { createHash } from "node:crypto";
 import { AuthStats } from "../../../../src/control/auth/auth-stats.ts";
@@ -18,8 +19,8 @@ import type { PasswordHasher } from "../../../../src/runtime/password-hasher.ts"
 import { openSqliteStore } from "../../../../src/store/sqlite-store.ts";
 
 const fakeHasher: PasswordHasher = {
-  hash: async (p) => `fake$${createHash("sha256").update(p).digest("hex")}`,
-  verify: async (p, phc) => phc === `fake$${createHash("sha256").update(p).digest("hex")}`,
+  hash: async (p) => ok(`fake$${createHash("sha256").update(p).digest("hex")}`),
+  verify: async (p, phc) => ok(phc === `fake$${createHash("sha256").update(p).digest("hex")}`),
 };
 
 const FORGED = "eve\n2000-01-01T00:00:00.000Z login ok user=forged";

@@ -1,3 +1,4 @@
+import { ok } from "../../../../src/errors.ts";
 import { describe, expect, test } from "bun:test";
 import { createHash } from "node:crypto";
 import { AuthStats } from "../../../../src/control/auth/auth-stats.ts";
@@ -11,8 +12,8 @@ import { openSqliteStore } from "../../../../src/store/sqlite-store.ts";
 
 /** Fast stand-in for argon2id: these tests are about the flow, not the hash. */
 const fakeHasher: PasswordHasher = {
-  hash: async (p) => `fake$${createHash("sha256").update(p).digest("hex")}`,
-  verify: async (p, phc) => phc === `fake$${createHash("sha256").update(p).digest("hex")}`,
+  hash: async (p) => ok(`fake$${createHash("sha256").update(p).digest("hex")}`),
+  verify: async (p, phc) => ok(phc === `fake$${createHash("sha256").update(p).digest("hex")}`),
 };
 
 async function fixture() {

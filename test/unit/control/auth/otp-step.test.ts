@@ -16,8 +16,8 @@ import type { PasswordHasher } from "../../../../src/runtime/password-hasher.ts"
 import { openSqliteStore } from "../../../../src/store/sqlite-store.ts";
 
 const fakeHasher: PasswordHasher = {
-  hash: async (p) => `fake$${createHash("sha256").update(p).digest("hex")}`,
-  verify: async (p, phc) => phc === `fake$${createHash("sha256").update(p).digest("hex")}`,
+  hash: async (p) => ok(`fake$${createHash("sha256").update(p).digest("hex")}`),
+  verify: async (p, phc) => ok(phc === `fake$${createHash("sha256").update(p).digest("hex")}`),
 };
 
 /** A fixed clock in the middle of a 30 s step. */

@@ -1,3 +1,4 @@
+import { ok } from "../../../../src/errors.ts";
 import { describe, expect, test } from "bun:test";
 import { ControlPlane } from "../../../../src/control/control-plane.ts";
 import { SessionRegistry, type EndReason, type Session } from "../../../../src/control/sessions.ts";
@@ -6,7 +7,7 @@ import { UsageLedger } from "../../../../src/control/usage/usage-ledger.ts";
 import { openSqliteStore } from "../../../../src/store/sqlite-store.ts";
 import type { PasswordHasher } from "../../../../src/runtime/password-hasher.ts";
 
-const hasher: PasswordHasher = { hash: async (p) => `plain:${p}`, verify: async (p, h) => h === `plain:${p}` } as PasswordHasher;
+const hasher: PasswordHasher = { hash: async (p) => ok(`plain:${p}`), verify: async (p, h) => ok(h === `plain:${p}`) };
 const policy = { routes: [], excludeRoutes: [], dns: [] };
 const MB = 1_000_000;
 
