@@ -11,6 +11,7 @@ import {
   type DtlsServerHandshakeOptions,
 } from "./protocol/index.ts";
 import type { SessionTunnel } from "../tunnel/session-tunnel.ts";
+import { DeadPeerDetector, PEER_DEAD, PEER_PROBE } from "../tunnel/dead-peer-detector.ts";
 import { logLine, type Log } from "../log/log-line.ts";
 
 /** What the UDP side needs to know about a session that was offered DTLS at CONNECT time. */
@@ -30,7 +31,7 @@ interface Peer {
   handshake: DtlsServerHandshake;
   channel?: DtlsChannel;
   startedAt: number;
-  dpdSentAt: number;
+  dpd: DeadPeerDetector;
 }
 
 export interface DtlsServerOptions {
@@ -101,19 +102,15 @@ export class DtlsServer {
         if (now - peer.startedAt > HANDSHAKE_TIMEOUT_MS) this.forget(peer);
         continue;
       }
-      const dpd = peer.binding.dpdSeconds * 1000;
-      if (dpd === 0 || channel.isClosed) {
-        if (channel.isClosed) this.forget(peer);
+      if (channel.isClosed) {
+        this.forget(peer);
         continue;
       }
-      const silence = now - channel.lastRx;
-      if (silence > 3 * dpd) {
-        this.o.log(logLine`dtls down session=${peer.binding.session.id} reason=no record for ${Math.round(silence / 1000)} s`);
+      const verdict = peer.dpd.check(now, channel.lastRx);
+      if (verdict === PEER_DEAD) {
+        this.o.log(logLine`dtls down session=${peer.binding.session.id} reason=no record for ${Math.round((now - channel.lastRx) / 1000)} s`);
         this.forget(peer);
-      } else if (silence > 2 * dpd && now - peer.dpdSentAt > dpd) {
-        peer.dpdSentAt = now;
-        channel.sendDpdRequest();
-      }
+      } else if (verdict === PEER_PROBE) channel.sendDpdRequest();
     }
   }
 
@@ -156,7 +153,7 @@ export class DtlsServer {
       return undefined;
     }
     this.limitPending(binding);
-    const peer: Peer = { key, address, binding, handshake: handshake.value, startedAt: this.o.now(), dpdSentAt: 0 };
+    const peer: Peer = { key, address, binding, handshake: handshake.value, startedAt: this.o.now(), dpd: new DeadPeerDetector(binding.dpdSeconds) };
     this.peers.set(key, peer);
     return peer;
   }

@@ -3,6 +3,7 @@ import type { PacketSink } from "../net/router.ts";
 import type { TrafficCounters } from "../net/traffic-counters.ts";
 import { CstpDecoder, CstpType, encodeFrame, type CstpDialect } from "./cstp-codec.ts";
 import { CstpWriter, type FrameSocket } from "./cstp-writer.ts";
+import { DeadPeerDetector, PEER_DEAD, PEER_PROBE } from "./dead-peer-detector.ts";
 
 /** How a channel ended, from the session's point of view. */
 export type ChannelEnd =
@@ -48,7 +49,7 @@ export class CstpChannel implements PacketSink {
   private pending: Uint8Array[] = [];
   /** When the last frame arrived (any frame is proof of life). */
   lastRx: number;
-  private dpdSentAt = 0;
+  private readonly dpd: DeadPeerDetector;
   private ended = false;
 
   constructor(
@@ -58,6 +59,7 @@ export class CstpChannel implements PacketSink {
     this.dialect = o.dialect;
     this.decoder = new CstpDecoder({ dialect: o.dialect });
     this.writer = new CstpWriter(socket, o.maxQueuedFrames);
+    this.dpd = new DeadPeerDetector(o.dpdSeconds);
     if (o.preamble) this.writer.send(o.preamble);
     this.lastRx = o.now();
   }
@@ -97,16 +99,10 @@ export class CstpChannel implements PacketSink {
 
   /** Periodic check (about once a second): DPD towards a silent client, then give up. */
   tick(now: number): void {
-    const dpd = this.o.dpdSeconds * 1000;
-    if (this.ended || dpd === 0) return;
-    const silence = now - this.lastRx;
-    // The client itself probes every DPD seconds of silence; 3 intervals of nothing = gone.
-    if (silence > 3 * dpd) {
-      this.finish({ kind: "dead", detail: `no frame for ${Math.round(silence / 1000)} s` }, false);
-    } else if (silence > 2 * dpd && now - this.dpdSentAt > dpd) {
-      this.dpdSentAt = now;
-      this.sendFrame(CstpType.DPD_REQ, EMPTY);
-    }
+    if (this.ended) return;
+    const verdict = this.dpd.check(now, this.lastRx);
+    if (verdict === PEER_DEAD) this.finish({ kind: "dead", detail: `no frame for ${Math.round((now - this.lastRx) / 1000)} s` }, false);
+    else if (verdict === PEER_PROBE) this.sendFrame(CstpType.DPD_REQ, EMPTY);
   }
 
   /**

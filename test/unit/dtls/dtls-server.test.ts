@@ -38,10 +38,10 @@ class FakeUdp implements UdpSocket {
   close(): void {}
 }
 
-function fixture() {
+function fixture(now: () => number = Date.now) {
   const udp = new FakeUdp();
   const drops = new DropCounters();
-  const server = new DtlsServer({ udp, drops, now: Date.now, log: () => {}, handshakeOptions: { serverRandom: legacy12.serverRandom } });
+  const server = new DtlsServer({ udp, drops, now, log: () => {}, handshakeOptions: { serverRandom: legacy12.serverRandom } });
   const registry = new SessionRegistry(60_000, Date.now);
   const { session } = registry.create({ user: "alice", group: "g", policy: { routes: [], excludeRoutes: [], dns: [] }, configHash: "h" });
   const packets: Uint8Array[] = [];
@@ -177,6 +177,26 @@ describe("DtlsServer", () => {
     server.unregister(session);
     expect(tunnel.channel).toBe("cstp");
     expect(channels).toEqual(["dtls", "cstp"]);
+  });
+
+  test("DPD on a silent DTLS channel (fake clock): a DPD request past 2·DPD, back to CSTP past 3·DPD", () => {
+    let t = 1_000_000;
+    const { udp, establish, tunnel, server, client } = fixture(() => t);
+    establish();
+    const sent = udp.sent.length;
+    t += 59_000;
+    server.tick(t);
+    expect(udp.sent.length).toBe(sent);
+    t += 2_000; // 61 s of silence, DPD 30
+    server.tick(t);
+    expect(udp.sent.length).toBe(sent + 1);
+    const probe = client.open(udp.sent.at(-1)!.data);
+    expect(probe.ok && toHex(probe.value)).toBe("03");
+    expect(tunnel.channel).toBe("dtls");
+    t += 30_000; // 91 s
+    server.tick(t);
+    expect(tunnel.channel).toBe("cstp");
+    expect(tunnel.dtls).toBeUndefined();
   });
 
   test("CSTP data means the client left DTLS: downstream follows it back", () => {
