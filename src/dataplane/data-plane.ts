@@ -18,6 +18,8 @@ import type { DtlsOffer } from "../tunnel/dtls-offer.ts";
 import { SessionTunnel } from "../tunnel/session-tunnel.ts";
 import { describeEnd, liveConnection, type ConnectionFacts } from "../tunnel/tunnel-connection.ts";
 import type { TunnelParams } from "../tunnel/tunnel-params.ts";
+import { afterEachDatagram } from "./after-each-datagram.ts";
+import { TunWriteBatch } from "./tun-write-batch.ts";
 
 export interface DataPlaneOptions {
   tun: TunDevice;
@@ -46,7 +48,7 @@ const MAX_QUEUED_FRAMES = 256;
  * The data plane: every live session's channels, the router, the firewalls, the DTLS server and
  * the TUN device, and the loops that move packets between them:
  *   TUN batch -> router -> session policy -> session tunnel -> DTLS (one flush per batch) or CSTP;
- *   CSTP or DTLS -> anti-spoofing -> session policy -> TUN.
+ *   CSTP or DTLS -> anti-spoofing -> session policy -> TUN (one writeMany per CSTP read or datagram).
  * The composition root builds it and hands it sessions (connect) and time (tick).
  */
 export class DataPlane {
@@ -60,6 +62,8 @@ export class DataPlane {
   readonly now: () => number;
   readonly log: Log;
   private readonly antiSpoofing: Firewall;
+  /** Upstream packets of the CSTP read or DTLS datagram being handled. */
+  private readonly upstream: TunWriteBatch;
   /** Live CSTP channels, for the periodic DPD tick. */
   private readonly channels = new Set<CstpChannel>();
   /** Each session's downstream switch between CSTP and DTLS; lives as long as the session. */
@@ -73,7 +77,9 @@ export class DataPlane {
     this.log = o.log;
     this.router = new Router(o.drops, o.pool6 && new Router6(o.pool6.base, o.drops));
     this.antiSpoofing = new Firewall([antiSpoofing], o.drops);
-    this.dtls = o.udp && new DtlsServer({ udp: o.udp, drops: o.drops, now: o.now, log: o.log, handshakeOptions: o.dtlsHandshake });
+    this.upstream = new TunWriteBatch(o.tun, o.drops);
+    const udp = o.udp && afterEachDatagram(o.udp, () => this.upstream.flush());
+    this.dtls = udp && new DtlsServer({ udp, drops: o.drops, now: o.now, log: o.log, handshakeOptions: o.dtlsHandshake });
     this.firewalls = new SessionFirewalls({
       compiler: o.compiler,
       source: o.policySource,
@@ -117,7 +123,7 @@ export class DataPlane {
     const upstream = (packet: Uint8Array) => {
       if (!this.antiSpoofing.allowFromClient(endpoint, packet)) return;
       if (!policy.fromClient(packet)) return;
-      if (!this.o.tun.write(packet)) this.drops.count("tun_write_failed");
+      this.upstream.add(packet);
     };
     const channel: CstpChannel = new CstpChannel(socket, {
       dialect,
@@ -131,6 +137,7 @@ export class DataPlane {
         tunnel.cstpActive(); // the client sends data over TLS: it does not use DTLS now (§7.7)
         upstream(packet);
       },
+      onReceived: () => this.upstream.flush(),
       onEnd: (end) => {
         this.channels.delete(channel);
         if (tunnel.cstp === channel) tunnel.cstp = undefined;

@@ -30,6 +30,8 @@ export interface CstpChannelOptions {
   traffic: TrafficCounters;
   now(): number;
   onPacket(packet: Uint8Array): void;
+  /** Every frame of one read was handled (the packets of a read leave for the TUN together). */
+  onReceived?(): void;
   onEnd(end: ChannelEnd): void;
 }
 
@@ -69,6 +71,7 @@ export class CstpChannel implements PacketSink {
     if (this.ended) return;
     this.lastRx = this.o.now();
     const result = this.decoder.push(chunk, this.onFrame);
+    this.o.onReceived?.();
     if (!result.ok) {
       this.finish({ kind: "protocol_error", detail: result.error.message }, false);
       return;

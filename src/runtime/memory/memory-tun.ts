@@ -12,6 +12,8 @@ export class MemoryTun implements TunDevice {
   readonly written: Uint8Array[] = [];
   /** write() calls seen, one per packet. */
   writeCalls = 0;
+  /** writeMany() calls seen, and the size of each batch. */
+  readonly batches: number[] = [];
   closed = false;
   private handler: (packets: readonly Uint8Array[]) => void = () => {};
 
@@ -29,6 +31,13 @@ export class MemoryTun implements TunDevice {
     this.writeCalls++;
     this.written.push(packet.slice());
     return true;
+  }
+
+  writeMany(packets: readonly Uint8Array[]): number {
+    if (this.closed) return 0;
+    this.batches.push(packets.length);
+    for (const packet of packets) this.written.push(packet.slice());
+    return packets.length;
   }
 
   /** A batch the kernel routed to the device: delivered as the reader worker would. */

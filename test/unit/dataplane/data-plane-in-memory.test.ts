@@ -167,6 +167,29 @@ describe("the data plane in memory", () => {
     expect(g.drops.get("policy_denied")).toBe(1);
   });
 
+  test("upstream leaves in batches: one writeMany per CSTP read and per DTLS datagram, frames split across reads intact", () => {
+    const g = gateway();
+    const c = connect(g);
+    const packets = [40000, 40001, 40002, 40003, 40004].map((port) => tcp(c.address, LAN, port, 80));
+    const frames = packets.map((p) => encodeFrame("stf", CstpType.DATA, p));
+    // Read 1: two whole frames and the start of the third. Read 2: the rest of the third (completed in
+    // the decoder's reassembly buffer), the fourth, and the start of the fifth (which the decoder
+    // stashes in that same buffer). Read 3: the rest of the fifth.
+    const stream = Buffer.concat(frames);
+    const at = (frame: number, plus: number) => frames.slice(0, frame).reduce((n, f) => n + f.length, 0) + plus;
+    c.channel.receive(stream.subarray(0, at(2, 10)));
+    c.channel.receive(stream.subarray(at(2, 10), at(4, 30)));
+    c.channel.receive(stream.subarray(at(4, 30)));
+    expect(g.tun.batches).toEqual([2, 2, 1]);
+    expect(g.tun.writeCalls).toBe(0);
+    expect(g.tun.written.map(hex)).toEqual(packets.map(hex));
+
+    const { client } = handshake(g, c.psk, c.appId);
+    g.udp.deliver(client.seal(DtlsType.data, tcp(c.address, LAN, 40005, 80)), CLIENT_UDP.port, CLIENT_UDP.address);
+    expect(g.tun.batches).toEqual([2, 2, 1, 1]);
+    expect(g.tun.written.length).toBe(6);
+  });
+
   test("a session's end takes its route, its DTLS peer and its address back", () => {
     const g = gateway();
     const c = connect(g);
