@@ -143,12 +143,19 @@ async function main(): Promise<number> {
   }
   if (o.gwPid !== undefined) await sleep(o.settleSeconds * 1000);
   const afterLogout = sample(o);
+  // A full collection in the gateway (SIGUSR2): what stays after it is held, not garbage.
+  let afterGc: GatewaySample | undefined;
+  if (o.gwPid !== undefined) {
+    process.kill(o.gwPid, "SIGUSR2");
+    await sleep(2000);
+    afterGc = sample(o);
+  }
 
   const processProblems = children.flatMap((c, i) =>
     c.last?.event === "final" ? [] : [`load process ${i} ended without its final report (exit ${c.process.exitCode}): ${c.stderr().trim().split("\n").slice(-3).join(" | ")}`],
   );
   const gateway: GatewaySamples | undefined =
-    idle && holdEnd && afterLogout ? { idle, rampEnd: rampEnd ?? idle, holdStart: holdStart ?? idle, holdEnd, afterLogout, warm } : undefined;
+    idle && holdEnd && afterLogout ? { idle, rampEnd: rampEnd ?? idle, holdStart: holdStart ?? idle, holdEnd, afterLogout, afterGc, warm } : undefined;
   const result = {
     options: o,
     rampSeconds,
