@@ -94,6 +94,11 @@ async function main(): Promise<number> {
     churnSeconds: o.churnSeconds,
   });
   const idle = sample(o);
+  // The gateway's log line after a full collection at idle: the baseline for the one after logout.
+  if (o.gwPid !== undefined) {
+    process.kill(o.gwPid, "SIGUSR2");
+    await sleep(1000);
+  }
   const startedAt = Date.now();
   console.log(`load: starting ${o.sessions} sessions (${o.churnSeconds ? `churn ${o.churnSeconds} s` : `hold ${o.holdSeconds} s`}) against ${o.host}:${o.port}`);
   const children = plans.map(startChild);
