@@ -36,6 +36,8 @@ function startChild(plan: ProcessPlan): Child {
   const child = spawn(process.execPath, [join(import.meta.dir, "load-process.ts"), JSON.stringify(plan)], { stdio: ["pipe", "pipe", "pipe"] });
   let stderr = "";
   child.stderr!.on("data", (d) => (stderr = (stderr + d).slice(-4000)));
+  // A churning child exits when its churn ends: the "logout" line then meets a closed pipe (EPIPE), which is no failure.
+  child.stdin!.on("error", () => {});
   const exited = new Promise<number | null>((resolve) => child.on("close", (code) => resolve(code)));
   let onRamped = () => {};
   let onFinal = () => {};
