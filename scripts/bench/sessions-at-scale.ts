@@ -80,6 +80,8 @@ try {
   // The runner prints as it goes; its exit status is ours.
   const runner = spawn(argv[0]!, argv.slice(1), { stdio: ["ignore", "inherit", "inherit"], env: { ...process.env, LOAD_PASSWORD: password } });
   code = await new Promise<number>((resolve) => runner.on("close", (c) => resolve(c ?? 1)));
+  // The gateway's own account after its full collections, at idle and after logout (the runner sent SIGUSR2).
+  for (const line of gw.process.stderr().split("\n")) if (line.includes("memory after a full collection")) console.log(`gw: ${line}`);
   if (gw.process.child.exitCode !== null) {
     console.error(`sessions-at-scale: gw exited (${gw.process.child.exitCode}) during the run:\n${gw.process.stderr().slice(-2000)}`);
     code = 1;

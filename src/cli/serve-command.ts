@@ -13,6 +13,7 @@ import { createLogSink } from "../log/log-sink.ts";
 import { runtime } from "../runtime/current.ts";
 import { startGateway } from "../serve/gateway.ts";
 import { takeDataDir } from "../serve/take-data-dir.ts";
+import { memoryReport } from "../serve/memory-report.ts";
 import { describeFirstAdmin } from "../control/first-admin.ts";
 import { rejectUnknownOptions, UsageError } from "./args.ts";
 import { dataDirFrom } from "./data-dir-arg.ts";
@@ -69,6 +70,8 @@ export const serveCommand = defineCommand({
     console.log(`web UI: ${gateway.api.url}/ui (in a browser; sign in with an admin account or an API token)`);
     console.log(`server certificate pin: ${gateway.pin}`);
     onHangup = () => void gateway.reload("sighup");
+    // SIGUSR2: collect garbage and log what memory is left and what holds it (docs/cli.md).
+    process.on("SIGUSR2", () => log(memoryReport(runtime.memory, gateway.plane)));
     const signal = await Promise.race([signalled, drainedPromise]);
     log(logLine`${signal}: stopping, ending all sessions`);
     await gateway.stop();

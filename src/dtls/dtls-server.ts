@@ -11,6 +11,7 @@ import {
   type DtlsServerHandshakeOptions,
 } from "./protocol/index.ts";
 import type { SessionTunnel } from "../tunnel/session-tunnel.ts";
+import { DeadPeerDetector, PEER_DEAD, PEER_PROBE } from "../tunnel/dead-peer-detector.ts";
 import { logLine, type Log } from "../log/log-line.ts";
 
 /** What the UDP side needs to know about a session that was offered DTLS at CONNECT time. */
@@ -24,13 +25,13 @@ export interface DtlsBinding {
 }
 
 interface Peer {
-  key: string;
   address: string;
+  port: number;
   binding: DtlsBinding;
   handshake: DtlsServerHandshake;
   channel?: DtlsChannel;
   startedAt: number;
-  dpdSentAt: number;
+  dpd: DeadPeerDetector;
 }
 
 export interface DtlsServerOptions {
@@ -52,14 +53,17 @@ const HANDSHAKE = 22;
 /**
  * The DTLS side of the gateway on UDP: finds the session of each ClientHello by the id the
  * CONNECT answer announced, runs the handshake per client address and port, and hands
- * established channels to the session's tunnel.
+ * established channels to the session's tunnel. Every per-datagram and per-session step is a
+ * keyed look-up (client address, then port; session id; session): none scans all peers, so one
+ * socket serves tens of thousands of them (issue 13).
  */
 export class DtlsServer {
   private readonly byKey = new Map<string, DtlsBinding>();
   private readonly keysOf = new Map<Session, string>();
-  private readonly peers = new Map<string, Peer>();
-  /** Established peers by client IP, for NAT rebinding (§7.6). */
-  private readonly byIp = new Map<string, Set<Peer>>();
+  /** Peers by client IP, then port: no string built per datagram; an IP's peers are the NAT rebinding candidates (§7.6). */
+  private readonly byAddress = new Map<string, Map<number, Peer>>();
+  /** Each session's peers (its handshakes in progress and its channel), for unregister and the pending cap. */
+  private readonly bySession = new Map<Session, Set<Peer>>();
 
   private readonly outbox: UdpOutbox;
 
@@ -90,50 +94,55 @@ export class DtlsServer {
     const key = this.keysOf.get(session);
     if (key) this.byKey.delete(key);
     this.keysOf.delete(session);
-    for (const peer of this.peers.values()) if (peer.binding.session === session) this.forget(peer);
+    const peers = this.bySession.get(session);
+    if (peers) for (const peer of [...peers]) this.forget(peer);
+  }
+
+  /** Peers known (handshaking or established): for tests and memory checks. */
+  get peerCount(): number {
+    let n = 0;
+    for (const ports of this.byAddress.values()) n += ports.size;
+    return n;
   }
 
   /** Periodic: expire stale handshakes; DPD on silent channels, then fall back to CSTP. */
   tick(now: number): void {
-    for (const peer of this.peers.values()) {
-      const channel = peer.channel;
-      if (!channel) {
-        if (now - peer.startedAt > HANDSHAKE_TIMEOUT_MS) this.forget(peer);
-        continue;
-      }
-      const dpd = peer.binding.dpdSeconds * 1000;
-      if (dpd === 0 || channel.isClosed) {
-        if (channel.isClosed) this.forget(peer);
-        continue;
-      }
-      const silence = now - channel.lastRx;
-      if (silence > 3 * dpd) {
-        this.o.log(logLine`dtls down session=${peer.binding.session.id} reason=no record for ${Math.round(silence / 1000)} s`);
-        this.forget(peer);
-      } else if (silence > 2 * dpd && now - peer.dpdSentAt > dpd) {
-        peer.dpdSentAt = now;
-        channel.sendDpdRequest();
-      }
+    for (const ports of this.byAddress.values()) for (const peer of ports.values()) this.check(peer, now);
+  }
+
+  private check(peer: Peer, now: number): void {
+    const channel = peer.channel;
+    if (!channel) {
+      if (now - peer.startedAt > HANDSHAKE_TIMEOUT_MS) this.forget(peer);
+      return;
     }
+    if (channel.isClosed) {
+      this.forget(peer);
+      return;
+    }
+    const verdict = peer.dpd.check(now, channel.lastRx);
+    if (verdict === PEER_DEAD) {
+      this.o.log(logLine`dtls down session=${peer.binding.session.id} reason=no record for ${Math.round((now - channel.lastRx) / 1000)} s`);
+      this.forget(peer);
+    } else if (verdict === PEER_PROBE) channel.sendDpdRequest();
   }
 
   close(): void {
-    for (const peer of this.peers.values()) this.forget(peer);
+    for (const ports of [...this.byAddress.values()]) for (const peer of [...ports.values()]) this.forget(peer);
     this.o.udp.close();
   }
 
   private onDatagram(data: Uint8Array, port: number, address: string): void {
-    const key = `${address}:${port}`;
-    const peer = this.peers.get(key) ?? this.newPeer(data, key, address);
+    const peer = this.byAddress.get(address)?.get(port) ?? this.newPeer(data, port, address);
     if (!peer) return;
     if (peer.channel && data[0] === APPLICATION_DATA) return this.onApplicationData(peer, data);
     this.onHandshakeDatagram(peer, data, port);
   }
 
   /** Only a ClientHello naming a live session starts anything; everything else is dropped cheaply. */
-  private newPeer(data: Uint8Array, key: string, address: string): Peer | undefined {
+  private newPeer(data: Uint8Array, port: number, address: string): Peer | undefined {
     if (data[0] === APPLICATION_DATA) {
-      this.rebind(data, key, address);
+      this.rebind(data, port, address);
       return undefined;
     }
     if (data[0] !== HANDSHAKE) {
@@ -156,8 +165,8 @@ export class DtlsServer {
       return undefined;
     }
     this.limitPending(binding);
-    const peer: Peer = { key, address, binding, handshake: handshake.value, startedAt: this.o.now(), dpdSentAt: 0 };
-    this.peers.set(key, peer);
+    const peer: Peer = { address, port, binding, handshake: handshake.value, startedAt: this.o.now(), dpd: new DeadPeerDetector(binding.dpdSeconds) };
+    this.index(peer);
     return peer;
   }
 
@@ -179,14 +188,13 @@ export class DtlsServer {
         onActivity: () => binding.tunnel.dtlsActive(),
       });
       peer.channel = channel;
-      this.indexByIp(peer);
       binding.tunnel.attachDtls(channel);
-      this.o.log(logLine`dtls up session=${binding.session.id} user=${binding.session.user} peer=${peer.key} cipher=${channel.cipher}`);
+      this.o.log(logLine`dtls up session=${binding.session.id} user=${binding.session.user} peer=${peerName(peer)} cipher=${channel.cipher}`);
       for (const plain of step.data ?? []) channel.acceptPlaintext(plain);
     }
     if (step.fatal) {
       this.o.drops.count("dtls_handshake_failed");
-      this.o.log(logLine`dtls handshake failed session=${peer.binding.session.id} peer=${peer.key}: ${step.error?.message ?? "unknown"}`);
+      this.o.log(logLine`dtls handshake failed session=${peer.binding.session.id} peer=${peerName(peer)}: ${step.error?.message ?? "unknown"}`);
       this.forget(peer);
     } else if (step.error && peer.channel) {
       this.o.drops.count("dtls_bad_record");
@@ -206,46 +214,68 @@ export class DtlsServer {
    * with the channel's keys and is new (not a replay): anyone behind the same address can send
    * forged or captured records, and those must not steer the session's traffic.
    */
-  private rebind(data: Uint8Array, key: string, address: string): void {
-    const candidates = this.byIp.get(address);
+  private rebind(data: Uint8Array, port: number, address: string): void {
+    const candidates = this.byAddress.get(address);
     if (!candidates) return this.o.drops.count("dtls_unknown_peer");
     const records = parseRecords(data);
     if (!records.ok || records.value.length !== 1) return this.o.drops.count("dtls_rebind_refused");
-    for (const peer of candidates) {
-      if (peer.channel!.receive(records.value[0]!) !== RECORD_ACCEPTED) continue;
-      this.peers.delete(peer.key);
-      peer.key = key;
-      peer.channel!.port = Number(key.slice(key.lastIndexOf(":") + 1));
-      this.peers.set(key, peer);
-      this.o.log(logLine`dtls rebound session=${peer.binding.session.id} peer=${key}`);
+    for (const peer of candidates.values()) {
+      if (!peer.channel || peer.channel.receive(records.value[0]!) !== RECORD_ACCEPTED) continue;
+      candidates.delete(peer.port);
+      peer.port = port;
+      peer.channel.port = port;
+      candidates.set(port, peer);
+      this.o.log(logLine`dtls rebound session=${peer.binding.session.id} peer=${peerName(peer)}`);
       return;
     }
     this.o.drops.count("dtls_rebind_refused");
   }
 
+  /** At most MAX_PENDING_PER_SESSION handshakes per session: the oldest go (the session's own peers only). */
   private limitPending(binding: DtlsBinding): void {
-    const pending = [...this.peers.values()].filter((p) => p.binding === binding && !p.channel);
-    for (const peer of pending.slice(0, Math.max(0, pending.length - MAX_PENDING_PER_SESSION + 1))) this.forget(peer);
+    const peers = this.bySession.get(binding.session);
+    if (!peers) return;
+    let pending = 0;
+    for (const p of peers) if (!p.channel) pending++;
+    for (const p of [...peers]) {
+      if (pending < MAX_PENDING_PER_SESSION) return;
+      if (p.channel) continue;
+      this.forget(p);
+      pending--;
+    }
   }
 
-  private indexByIp(peer: Peer): void {
-    let set = this.byIp.get(peer.address);
-    if (!set) this.byIp.set(peer.address, (set = new Set()));
-    set.add(peer);
+  private index(peer: Peer): void {
+    let ports = this.byAddress.get(peer.address);
+    if (!ports) this.byAddress.set(peer.address, (ports = new Map()));
+    ports.set(peer.port, peer);
+    const session = peer.binding.session;
+    let peers = this.bySession.get(session);
+    if (!peers) this.bySession.set(session, (peers = new Set()));
+    peers.add(peer);
   }
 
   private forget(peer: Peer): void {
-    this.peers.delete(peer.key);
-    const set = this.byIp.get(peer.address);
-    if (set) {
-      set.delete(peer);
-      if (set.size === 0) this.byIp.delete(peer.address);
+    const ports = this.byAddress.get(peer.address);
+    if (ports?.get(peer.port) === peer) {
+      ports.delete(peer.port);
+      if (ports.size === 0) this.byAddress.delete(peer.address);
+    }
+    const session = peer.binding.session;
+    const peers = this.bySession.get(session);
+    if (peers) {
+      peers.delete(peer);
+      if (peers.size === 0) this.bySession.delete(session);
     }
     if (peer.channel) {
       peer.channel.close();
       peer.binding.tunnel.detachDtls(peer.channel);
     }
   }
+}
+
+function peerName(peer: Peer): string {
+  return `${peer.address}:${peer.port}`;
 }
 
 function hex(bytes: Uint8Array): string {

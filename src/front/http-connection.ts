@@ -13,7 +13,7 @@ import type { CstpChannel } from "../tunnel/cstp-channel.ts";
 import type { HttpRequest } from "./http-head.ts";
 import { createRequestReader, type ReaderEvent } from "./http-request-reader.ts";
 import { formatConnectResponse, formatResponse, type ResponseSpec } from "./http-response.ts";
-import { startTunnel, type DataPlane } from "../tunnel/tunnel-connection.ts";
+import type { DataPlane } from "../dataplane/data-plane.ts";
 import type { TunnelDefaults } from "../tunnel/tunnel-params.ts";
 import { logLine } from "../log/log-line.ts";
 import type { AdmissionSlot } from "./connection-admission.ts";
@@ -241,7 +241,7 @@ export function serveConnection(socket: TLSSocket, front: TunnelFront, slot: Adm
       mtu: decision.params.mtu,
     };
     const head = formatConnectResponse(decision.headers);
-    channel = startTunnel(front.plane, socket, decision.session, decision.params, decision.dialect, head, facts, decision.dtls);
+    channel = front.plane.connect(socket, decision.session, decision.params, decision.dialect, head, facts, decision.dtls);
     const early = reader.takeRemainder();
     if (early.length > 0) channel.receive(early);
     if (paused) socket.resume();

@@ -1,4 +1,5 @@
 import type { FileLocks } from "./file-lock.ts";
+import type { MemoryProbe } from "./memory-probe.ts";
 import type { ServeHttps } from "./https-server.ts";
 import type { RaiseOpenFileLimit } from "./open-files.ts";
 import type { PasswordHasher } from "./password-hasher.ts";
@@ -15,4 +16,5 @@ export interface Runtime {
   readonly passwordHasher: PasswordHasher;
   readonly raiseOpenFileLimit: RaiseOpenFileLimit;
   readonly fileLocks: FileLocks;
+  readonly memory: MemoryProbe;
 }

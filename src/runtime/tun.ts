@@ -30,6 +30,13 @@ export interface TunDevice {
   onPackets(handler: (packets: readonly Uint8Array[]) => void): void;
   /** Writes one IP packet to the kernel. False when the kernel refused it (caller counts it). */
   write(packet: Uint8Array): boolean;
+  /**
+   * Writes a batch of IP packets in one call (as wireguard-go's tun.Write(bufs)); returns how many
+   * the kernel took, the rest are the caller's drops. A TUN device takes one packet per write(2),
+   * so on Linux this is a loop of writes inside the adapter; the batch shape leaves room for
+   * offloads (IFF_VNET_HDR with GSO) that take many packets at once.
+   */
+  writeMany(packets: readonly Uint8Array[]): number;
   /** Stops the reader and closes the device (the kernel removes the interface). Idempotent. */
   close(): void;
 }

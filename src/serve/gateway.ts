@@ -20,32 +20,25 @@ import { err, ok, type Result } from "../errors.ts";
 import { AddressPool } from "../net/address-pool.ts";
 import { AddressPool6 } from "../net/address-pool6.ts";
 import { formatIpv6, formatIpv6Cidr, parseIpv6Cidr } from "../net/ipv6.ts";
-import { Router6 } from "../net/router6.ts";
 import { DropCounters } from "../net/drop-counters.ts";
-import { antiSpoofing, Firewall } from "../net/firewall.ts";
 import { formatCidr, formatIpv4, parseCidr } from "../net/ipv4.ts";
-import { Router } from "../net/router.ts";
 import { PolicyCompiler } from "../net/policy-compiler.ts";
-import { SessionFirewalls } from "../net/session-firewalls.ts";
 import { reapplyOnChange, storedPolicySource } from "./live-policy.ts";
 import type { ServeHttps } from "../runtime/https-server.ts";
 import type { PasswordHasher } from "../runtime/password-hasher.ts";
 import type { OpenTun, TunDevice } from "../runtime/tun.ts";
-import type { OpenUdp } from "../runtime/udp.ts";
+import type { OpenUdp, UdpSocket } from "../runtime/udp.ts";
 import type { RaiseOpenFileLimit } from "../runtime/open-files.ts";
 import { descriptorBudget } from "./descriptor-budget.ts";
-import { DtlsServer } from "../dtls/dtls-server.ts";
 import { createPskExporter } from "../tunnel/psk-exporter.ts";
-import { endTunnel } from "../tunnel/tunnel-connection.ts";
 import { openSqliteStore } from "../store/sqlite-store.ts";
 import type { Store } from "../store/store.ts";
-import type { CstpChannel } from "../tunnel/cstp-channel.ts";
 import { serveConnection } from "../front/http-connection.ts";
 import { listenTls } from "../front/tls-listener.ts";
 import { ConnectionAdmission } from "../front/connection-admission.ts";
 import { FrontCounters } from "../front/front-counters.ts";
 import { FRONT_LIMITS } from "../front/front-limits.ts";
-import type { DataPlane } from "../tunnel/tunnel-connection.ts";
+import { DataPlane } from "../dataplane/data-plane.ts";
 import { VERSION } from "../version.ts";
 import { startManagement, type RunningManagement } from "./management.ts";
 import { obtainServerCertificate } from "./server-certificate.ts";
@@ -164,54 +157,39 @@ export async function startGateway(config: GatewayConfig, deps: GatewayDeps): Pr
   // The tunnel port's login front: unauthenticated connections counted and capped (issue 8).
   const frontCounters = new FrontCounters();
   const admission = new ConnectionAdmission({ maxPerAddress: FRONT_LIMITS.maxUnauthenticatedPerAddress, maxTotal: budget.unauthenticated });
-  let dtls: DtlsServer | undefined;
+  let udp: UdpSocket | undefined;
   if (config.dtls) {
     const udpPort = config.udpPort ?? config.port;
-    const udp = await deps.openUdp(config.listen, udpPort);
-    if (!udp.ok) return fail(udp);
-    dtls = new DtlsServer({ udp: udp.value, drops, now, log: deps.log });
-    const server = dtls;
-    cleanups.push(() => server.close());
+    const opened = await deps.openUdp(config.listen, udpPort);
+    if (!opened.ok) return fail(opened);
+    const socket = (udp = opened.value);
+    cleanups.push(() => socket.close());
   }
-  const router = new Router(drops, pool6 && new Router6(pool6.base, drops));
   const sessions = new SessionRegistry(config.cookieTimeout * 1000, now);
   const drain = new Drain({ sessions: () => sessions.size, now, log: deps.log, onEnd: (how) => deps.onDrained?.(how) });
   sessions.onEnd((session, reason) => {
-    endTunnel(plane, session);
-    if (session.address !== undefined) pool.release(session.address);
-    if (session.address6 !== undefined) pool6?.release(session.address6);
+    plane.endSession(session);
     deps.log(logLine`session ended session=${session.id} user=${session.user} reason=${reason}`);
   });
-  const channels = new Set<CstpChannel>();
-  const plane: DataPlane = {
-    sessions,
-    router,
-    firewall: new Firewall([antiSpoofing], drops),
-    firewalls: new SessionFirewalls({
-      compiler: new PolicyCompiler([poolCidr.value], pool6 ? [pool6.cidr] : []),
-      // Read lazily: the control plane is built below, and the source is used only once sessions exist.
-      source: {
-        policyOf: (session) => policySource.policyOf(session),
-        groupRuleCount: (group) => policySource.groupRuleCount(group),
-      },
-      drops,
-      now,
-      flush: () => dtls?.flush(),
-      onDropNotice: (n) =>
-        control.events.emit({ type: "policy.drop", session: n.session.id, user: n.session.user, group: n.session.group, rule: n.rule, peer: n.peer, protocol: n.protocol, port: n.port, drops: n.drops }),
-    }),
+  const plane = new DataPlane({
     tun: device,
+    udp,
+    sessions,
+    pool,
+    pool6,
+    compiler: new PolicyCompiler([poolCidr.value], pool6 ? [pool6.cidr] : []),
+    // Read lazily: the control plane is built below, and the source is used only once sessions exist.
+    policySource: {
+      policyOf: (session) => policySource.policyOf(session),
+      groupRuleCount: (group) => policySource.groupRuleCount(group),
+    },
     drops,
-    channels,
-    tunnels: new Map(),
-    dtls,
     now,
     log: deps.log,
-  };
-  device.onPackets((packets) => {
-    for (const packet of packets) router.route(packet);
-    dtls?.flush(); // one sendmmsg for the batch's DTLS records
+    onDropNotice: (n) =>
+      control.events.emit({ type: "policy.drop", session: n.session.id, user: n.session.user, group: n.session.group, rule: n.rule, peer: n.peer, protocol: n.protocol, port: n.port, drops: n.drops }),
   });
+  const dtls = plane.dtls;
 
   // Usage ledger, quotas, expiry (issue 9): built before the control plane, which flushes through it.
   const usage = new UsageKeeper({ store: store.usage, sessions, now, log: deps.log, flushSeconds: config.usageFlushSeconds, retentionDays: () => config.usageRetentionDays });
@@ -379,9 +357,7 @@ export async function startGateway(config: GatewayConfig, deps: GatewayDeps): Pr
 
   const housekeeping = setInterval(() => {
     sessions.sweep();
-    const t = now();
-    for (const channel of channels) channel.tick(t);
-    dtls?.tick(t);
+    plane.tick(now());
     usage.tick();
     drain.tick();
   }, 1000);
@@ -431,8 +407,7 @@ export async function startGateway(config: GatewayConfig, deps: GatewayDeps): Pr
         server.close(() => resolve());
         setTimeout(resolve, 2000).unref?.();
       });
-      dtls?.close();
-      device.close();
+      plane.close();
       if (nat) removeNat(nat, deps.log);
       store.close();
     },

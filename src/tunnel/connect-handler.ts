@@ -1,4 +1,4 @@
-import type { Session } from "../control/sessions.ts";
+import type { Session, SessionRegistry } from "../control/sessions.ts";
 import type { AddressPool } from "../net/address-pool.ts";
 import type { AddressPool6 } from "../net/address-pool6.ts";
 import { formatIpv6 } from "../net/ipv6.ts";
@@ -11,9 +11,15 @@ import type { DtlsOffer } from "./dtls-offer.ts";
 import type { HttpRequest } from "../front/http-head.ts";
 import type { ResponseSpec } from "../front/http-response.ts";
 import { cstpHeaders, negotiateTunnel, type TunnelDefaults, type TunnelParams } from "./tunnel-params.ts";
-import type { DataPlane } from "./tunnel-connection.ts";
 import { sessionTimeoutHeaders } from "./session-timeout-headers.ts";
-import { logLine } from "../log/log-line.ts";
+import { logLine, type Log } from "../log/log-line.ts";
+
+/** What deciding a CONNECT reads of the data plane (DataPlane fits). */
+export interface ConnectContext {
+  readonly sessions: SessionRegistry;
+  now(): number;
+  readonly log: Log;
+}
 
 /** Both tunnel paths: the real clients' and the spec's (docs/architecture.md §2 "Two dialects"). */
 export const TUNNEL_PATHS = new Set(["/CSCOSSLC/tunnel", "/VENDORSSLC/tunnel"]);
@@ -39,7 +45,7 @@ export type DtlsOfferer = (request: HttpRequest, params: TunnelParams) => DtlsOf
  */
 export function decideConnect(
   request: HttpRequest,
-  plane: DataPlane,
+  plane: ConnectContext,
   pool: AddressPool,
   defaults: TunnelDefaults,
   offerDtls: DtlsOfferer,

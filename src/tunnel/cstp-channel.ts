@@ -3,6 +3,7 @@ import type { PacketSink } from "../net/router.ts";
 import type { TrafficCounters } from "../net/traffic-counters.ts";
 import { CstpDecoder, CstpType, encodeFrame, type CstpDialect } from "./cstp-codec.ts";
 import { CstpWriter, type FrameSocket } from "./cstp-writer.ts";
+import { DeadPeerDetector, PEER_DEAD, PEER_PROBE } from "./dead-peer-detector.ts";
 
 /** How a channel ended, from the session's point of view. */
 export type ChannelEnd =
@@ -29,6 +30,8 @@ export interface CstpChannelOptions {
   traffic: TrafficCounters;
   now(): number;
   onPacket(packet: Uint8Array): void;
+  /** Every frame of one read was handled (the packets of a read leave for the TUN together). */
+  onReceived?(): void;
   onEnd(end: ChannelEnd): void;
 }
 
@@ -48,7 +51,7 @@ export class CstpChannel implements PacketSink {
   private pending: Uint8Array[] = [];
   /** When the last frame arrived (any frame is proof of life). */
   lastRx: number;
-  private dpdSentAt = 0;
+  private readonly dpd: DeadPeerDetector;
   private ended = false;
 
   constructor(
@@ -58,6 +61,7 @@ export class CstpChannel implements PacketSink {
     this.dialect = o.dialect;
     this.decoder = new CstpDecoder({ dialect: o.dialect });
     this.writer = new CstpWriter(socket, o.maxQueuedFrames);
+    this.dpd = new DeadPeerDetector(o.dpdSeconds);
     if (o.preamble) this.writer.send(o.preamble);
     this.lastRx = o.now();
   }
@@ -67,6 +71,7 @@ export class CstpChannel implements PacketSink {
     if (this.ended) return;
     this.lastRx = this.o.now();
     const result = this.decoder.push(chunk, this.onFrame);
+    this.o.onReceived?.();
     if (!result.ok) {
       this.finish({ kind: "protocol_error", detail: result.error.message }, false);
       return;
@@ -97,16 +102,10 @@ export class CstpChannel implements PacketSink {
 
   /** Periodic check (about once a second): DPD towards a silent client, then give up. */
   tick(now: number): void {
-    const dpd = this.o.dpdSeconds * 1000;
-    if (this.ended || dpd === 0) return;
-    const silence = now - this.lastRx;
-    // The client itself probes every DPD seconds of silence; 3 intervals of nothing = gone.
-    if (silence > 3 * dpd) {
-      this.finish({ kind: "dead", detail: `no frame for ${Math.round(silence / 1000)} s` }, false);
-    } else if (silence > 2 * dpd && now - this.dpdSentAt > dpd) {
-      this.dpdSentAt = now;
-      this.sendFrame(CstpType.DPD_REQ, EMPTY);
-    }
+    if (this.ended) return;
+    const verdict = this.dpd.check(now, this.lastRx);
+    if (verdict === PEER_DEAD) this.finish({ kind: "dead", detail: `no frame for ${Math.round((now - this.lastRx) / 1000)} s` }, false);
+    else if (verdict === PEER_PROBE) this.sendFrame(CstpType.DPD_REQ, EMPTY);
   }
 
   /**

@@ -12,6 +12,8 @@ export interface GatewaySamples {
   holdStart: GatewaySample;
   holdEnd: GatewaySample;
   afterLogout: GatewaySample;
+  /** After logout and the gateway's full garbage collection (SIGUSR2), when it could be asked for one. */
+  afterGc?: GatewaySample;
   /** Churn: the first sample past a fifth of the churn (heap grown to its working size). */
   warm?: GatewaySample;
 }
@@ -84,6 +86,7 @@ export function formatReport(r: RunResult): string[] {
       if (g.warm) lines.push(`  warmed up     RSS ${mib(g.warm.rssKiB)} at t=${((g.warm.at - g.idle.at) / 1000).toFixed(0)} s; settled is ${change(g.warm)} on it`);
     }
     lines.push(`  after logout  RSS ${mib(g.afterLogout.rssKiB)}${pss(g.afterLogout)} (${o.settleSeconds} s after the last session left)`);
+    if (g.afterGc) lines.push(`  after GC      RSS ${mib(g.afterGc.rssKiB)}${pss(g.afterGc)} (the gateway's full collection, SIGUSR2; its log line names what is left)`);
   }
   const failed = Object.entries(r.counters.failures);
   lines.push(`  failures      ${failed.length === 0 ? "none" : failed.map(([k, v]) => `${k} ${v}`).join(", ")}`);

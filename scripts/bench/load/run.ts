@@ -36,6 +36,8 @@ function startChild(plan: ProcessPlan): Child {
   const child = spawn(process.execPath, [join(import.meta.dir, "load-process.ts"), JSON.stringify(plan)], { stdio: ["pipe", "pipe", "pipe"] });
   let stderr = "";
   child.stderr!.on("data", (d) => (stderr = (stderr + d).slice(-4000)));
+  // A churning child exits when its churn ends: the "logout" line then meets a closed pipe (EPIPE), which is no failure.
+  child.stdin!.on("error", () => {});
   const exited = new Promise<number | null>((resolve) => child.on("close", (code) => resolve(code)));
   let onRamped = () => {};
   let onFinal = () => {};
@@ -94,6 +96,11 @@ async function main(): Promise<number> {
     churnSeconds: o.churnSeconds,
   });
   const idle = sample(o);
+  // The gateway's log line after a full collection at idle: the baseline for the one after logout.
+  if (o.gwPid !== undefined) {
+    process.kill(o.gwPid, "SIGUSR2");
+    await sleep(1000);
+  }
   const startedAt = Date.now();
   console.log(`load: starting ${o.sessions} sessions (${o.churnSeconds ? `churn ${o.churnSeconds} s` : `hold ${o.holdSeconds} s`}) against ${o.host}:${o.port}`);
   const children = plans.map(startChild);
@@ -143,12 +150,19 @@ async function main(): Promise<number> {
   }
   if (o.gwPid !== undefined) await sleep(o.settleSeconds * 1000);
   const afterLogout = sample(o);
+  // A full collection in the gateway (SIGUSR2): what stays after it is held, not garbage.
+  let afterGc: GatewaySample | undefined;
+  if (o.gwPid !== undefined) {
+    process.kill(o.gwPid, "SIGUSR2");
+    await sleep(2000);
+    afterGc = sample(o);
+  }
 
   const processProblems = children.flatMap((c, i) =>
     c.last?.event === "final" ? [] : [`load process ${i} ended without its final report (exit ${c.process.exitCode}): ${c.stderr().trim().split("\n").slice(-3).join(" | ")}`],
   );
   const gateway: GatewaySamples | undefined =
-    idle && holdEnd && afterLogout ? { idle, rampEnd: rampEnd ?? idle, holdStart: holdStart ?? idle, holdEnd, afterLogout, warm } : undefined;
+    idle && holdEnd && afterLogout ? { idle, rampEnd: rampEnd ?? idle, holdStart: holdStart ?? idle, holdEnd, afterLogout, afterGc, warm } : undefined;
   const result = {
     options: o,
     rampSeconds,

@@ -1,5 +1,6 @@
 import type { Runtime } from "../runtime.ts";
 import { bunFileLocks } from "./file-lock.ts";
+import { bunMemoryProbe } from "./memory-probe.ts";
 import { serveHttps } from "./https-server.ts";
 import { raiseOpenFileLimit } from "./open-file-limit.ts";
 import { bunPasswordHasher } from "./password-hasher.ts";
@@ -14,4 +15,5 @@ export const bunRuntime: Runtime = {
   passwordHasher: bunPasswordHasher,
   raiseOpenFileLimit,
   fileLocks: bunFileLocks,
+  memory: bunMemoryProbe,
 };

@@ -50,6 +50,7 @@ declare namespace Deno {
   ): HttpServer;
 
   const version: { deno: string };
+  function memoryUsage(): { rss: number; heapTotal: number; heapUsed: number; external: number };
 
   function test(
     options: { name: string; ignore?: boolean; sanitizeOps?: boolean; sanitizeResources?: boolean; sanitizeExit?: boolean },

@@ -1,6 +1,7 @@
 import type { Runtime } from "../runtime.ts";
 import { createPortablePasswordHasher } from "../portable-password-hasher.ts";
 import { denoFileLocks } from "./file-lock.ts";
+import { denoMemoryProbe } from "./memory-probe.ts";
 import { serveHttps } from "./https-server.ts";
 import { raiseOpenFileLimit } from "./open-file-limit.ts";
 import { openTun } from "./tun-device.ts";
@@ -18,4 +19,5 @@ export const denoRuntime: Runtime = {
   passwordHasher: createPortablePasswordHasher(),
   raiseOpenFileLimit,
   fileLocks: denoFileLocks,
+  memory: denoMemoryProbe,
 };

@@ -54,6 +54,18 @@ export const linuxOpenTun = (loadLibc: () => TunLibc, workerUrl: () => URL): Ope
         return false; // e.g. a detached buffer; the caller counts it as a drop
       }
     },
+    writeMany(packets) {
+      if (!open) return 0;
+      let written = 0;
+      for (const packet of packets) {
+        try {
+          if (libc.write(fd, packet) >= 0) written++;
+        } catch {
+          // e.g. a detached buffer: not written, the caller counts it
+        }
+      }
+      return written;
+    },
     close() {
       if (!open) return;
       open = false;

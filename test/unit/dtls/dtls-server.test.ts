@@ -3,6 +3,8 @@
  * (legacy DTLS 1.2 AES256-GCM-SHA384) and by records this test seals as the client.
  */
 import { describe, expect, test } from "bun:test";
+import { randomBytes } from "node:crypto";
+import { DtlsClientHandshake } from "../../../scripts/bench/load/dtls-client-handshake.ts";
 import type { Session } from "../../../src/control/sessions.ts";
 import { SessionRegistry } from "../../../src/control/sessions.ts";
 import { DropCounters } from "../../../src/net/drop-counters.ts";
@@ -10,7 +12,7 @@ import type { UdpSocket } from "../../../src/runtime/udp.ts";
 import { findLegacySuite } from "../../../src/dtls/protocol/cipher-suites.ts";
 import { deriveTrafficKeys } from "../../../src/dtls/protocol/keys.ts";
 import { ContentType, createRecordProtection } from "../../../src/dtls/protocol/record.ts";
-import { DtlsServer } from "../../../src/dtls/dtls-server.ts";
+import { DtlsServer, type DtlsBinding } from "../../../src/dtls/dtls-server.ts";
 import { SessionTunnel } from "../../../src/tunnel/session-tunnel.ts";
 import { legacy12, toHex } from "./protocol/vectors.ts";
 
@@ -38,10 +40,10 @@ class FakeUdp implements UdpSocket {
   close(): void {}
 }
 
-function fixture() {
+function fixture(now: () => number = Date.now) {
   const udp = new FakeUdp();
   const drops = new DropCounters();
-  const server = new DtlsServer({ udp, drops, now: Date.now, log: () => {}, handshakeOptions: { serverRandom: legacy12.serverRandom } });
+  const server = new DtlsServer({ udp, drops, now, log: () => {}, handshakeOptions: { serverRandom: legacy12.serverRandom } });
   const registry = new SessionRegistry(60_000, Date.now);
   const { session } = registry.create({ user: "alice", group: "g", policy: { routes: [], excludeRoutes: [], dns: [] }, configHash: "h" });
   const packets: Uint8Array[] = [];
@@ -179,6 +181,26 @@ describe("DtlsServer", () => {
     expect(channels).toEqual(["dtls", "cstp"]);
   });
 
+  test("DPD on a silent DTLS channel (fake clock): a DPD request past 2·DPD, back to CSTP past 3·DPD", () => {
+    let t = 1_000_000;
+    const { udp, establish, tunnel, server, client } = fixture(() => t);
+    establish();
+    const sent = udp.sent.length;
+    t += 59_000;
+    server.tick(t);
+    expect(udp.sent.length).toBe(sent);
+    t += 2_000; // 61 s of silence, DPD 30
+    server.tick(t);
+    expect(udp.sent.length).toBe(sent + 1);
+    const probe = client.open(udp.sent.at(-1)!.data);
+    expect(probe.ok && toHex(probe.value)).toBe("03");
+    expect(tunnel.channel).toBe("dtls");
+    t += 30_000; // 91 s
+    server.tick(t);
+    expect(tunnel.channel).toBe("cstp");
+    expect(tunnel.dtls).toBeUndefined();
+  });
+
   test("CSTP data means the client left DTLS: downstream follows it back", () => {
     const { establish, tunnel, fromClient, udp } = fixture();
     establish();
@@ -186,5 +208,53 @@ describe("DtlsServer", () => {
     expect(tunnel.channel).toBe("cstp");
     udp.deliver(fromClient([0x07]), 40000); // any authentic DTLS record: the client uses DTLS again
     expect(tunnel.channel).toBe("dtls");
+  });
+});
+
+describe("DtlsServer at scale: keyed look-ups, no scan of all peers", () => {
+  /** N sessions, each with a PSK handshake in progress from its own port; every binding counts reads of its session. */
+  function manyPeers(n: number) {
+    const udp = new FakeUdp();
+    const drops = new DropCounters();
+    const server = new DtlsServer({ udp, drops, now: Date.now, log: () => {} });
+    const registry = new SessionRegistry(60_000, Date.now);
+    const counter = { sessionReads: 0 };
+    const sessions: Session[] = [];
+    const hello = (appId: Uint8Array, psk: Uint8Array) => new DtlsClientHandshake({ kind: "psk", psk, appId }).start()[0]!;
+    const open = (i: number, port = 10_000 + i) => {
+      const { session } = registry.create({ user: `u${i}`, group: "g", policy: { routes: [], excludeRoutes: [], dns: [] }, configHash: "h" });
+      const psk = new Uint8Array(randomBytes(32));
+      const appId = new Uint8Array(randomBytes(32));
+      const binding = { tunnel: new SessionTunnel(() => {}), mode: { kind: "psk" as const, psk }, dpdSeconds: 30, onPacket: () => {} } as unknown as DtlsBinding;
+      Object.defineProperty(binding, "session", { get: () => (counter.sessionReads++, session) });
+      server.register(toHex(appId), binding);
+      udp.deliver(hello(appId, psk), port);
+      sessions.push(session);
+      return { session, appId, psk };
+    };
+    for (let i = 0; i < n; i++) open(i);
+    return { server, udp, drops, counter, sessions, open, hello };
+  }
+
+  test("unregister touches only the session's own peers, whatever the number of peers", () => {
+    const reads: number[] = [];
+    for (const n of [10, 2000]) {
+      const { server, counter, sessions } = manyPeers(n);
+      expect(server.peerCount).toBe(n);
+      counter.sessionReads = 0;
+      server.unregister(sessions[n >> 1]!);
+      reads.push(counter.sessionReads);
+      expect(server.peerCount).toBe(n - 1);
+    }
+    // A scan would read every peer's binding (2000 reads); a keyed look-up reads the same few at any N.
+    expect(reads[1]).toBe(reads[0]!);
+    expect(reads[1]!).toBeLessThan(5);
+  });
+
+  test("a session's new handshakes replace only its own oldest ones, with 2000 others in progress", () => {
+    const { server, udp, open, hello } = manyPeers(2000);
+    const a = open(5000, 30_000);
+    for (let port = 30_001; port <= 30_005; port++) udp.deliver(hello(a.appId, a.psk), port);
+    expect(server.peerCount).toBe(2000 + 4); // MAX_PENDING_PER_SESSION for the session, every other kept
   });
 });

@@ -5,7 +5,7 @@ import { AddressPool } from "../../../src/net/address-pool.ts";
 import { parseCidr } from "../../../src/net/ipv4.ts";
 import { decideConnect } from "../../../src/tunnel/connect-handler.ts";
 import { HeaderList, type HttpRequest } from "../../../src/front/http-head.ts";
-import type { DataPlane } from "../../../src/tunnel/tunnel-connection.ts";
+import type { ConnectContext } from "../../../src/tunnel/connect-handler.ts";
 import type { TunnelDefaults } from "../../../src/tunnel/tunnel-params.ts";
 
 const defaults: TunnelDefaults = { mtu: 1400, dpdSeconds: 30, keepaliveSeconds: 20, mobileDpdSeconds: 600, poolPrefixLength: 24, serverName: "gw test" };
@@ -17,7 +17,7 @@ function fixture() {
   const cidr = parseCidr("10.10.0.0/24");
   if (!cidr.ok) throw cidr.error;
   const pool = new AddressPool(cidr.value);
-  const plane = { sessions, now: () => now, log: () => {} } as unknown as DataPlane;
+  const plane = { sessions, now: () => now, log: () => {} } as unknown as ConnectContext;
   const login = (user: string, policy: GroupPolicy = { routes: [], excludeRoutes: [], dns: [] }, maxLivePerUser?: number) =>
     sessions.create({ user, group: "g", policy: compilePolicy(policy), configHash: "h", maxLivePerUser });
   const connect = (token: string) => {

@@ -7,7 +7,7 @@ import { parseCidr } from "../../../src/net/ipv4.ts";
 import { formatIpv6, parseIpv6Cidr } from "../../../src/net/ipv6.ts";
 import { decideConnect } from "../../../src/tunnel/connect-handler.ts";
 import { HeaderList, type HttpRequest } from "../../../src/front/http-head.ts";
-import type { DataPlane } from "../../../src/tunnel/tunnel-connection.ts";
+import type { ConnectContext } from "../../../src/tunnel/connect-handler.ts";
 import type { TunnelDefaults } from "../../../src/tunnel/tunnel-params.ts";
 
 const defaults: TunnelDefaults = { mtu: 1400, dpdSeconds: 30, keepaliveSeconds: 20, mobileDpdSeconds: 600, poolPrefixLength: 24, serverName: "gw test" };
@@ -31,7 +31,7 @@ function fixture(withPool6 = true, mtu = 1400) {
   const pool = new AddressPool(cidr.value);
   const pool6 = withPool6 ? new AddressPool6(cidr6.value) : undefined;
   const logs: string[] = [];
-  const plane = { sessions, now: () => 1_000_000, log: (l: string) => logs.push(l) } as unknown as DataPlane;
+  const plane = { sessions, now: () => 1_000_000, log: (l: string) => logs.push(l) } as unknown as ConnectContext;
   const login = (policy: GroupPolicy = DUAL) => sessions.create({ user: "alice", group: "g", policy: compilePolicy(groupPolicySchema.parse(policy)), configHash: "h" });
   const connect = (token: string, extra: [string, string][] = OPENCONNECT) => {
     const request = { method: "CONNECT", target: "/CSCOSSLC/tunnel", headers: new HeaderList([["Cookie", `webvpn=${token}`], ...extra]) } as unknown as HttpRequest;
@@ -125,7 +125,7 @@ describe("CONNECT with an IPv6 pool", () => {
     pool6.lease();
     pool6.lease();
     const logs: string[] = [];
-    const plane = { sessions, now: () => 0, log: (l: string) => logs.push(l) } as unknown as DataPlane;
+    const plane = { sessions, now: () => 0, log: (l: string) => logs.push(l) } as unknown as ConnectContext;
     const { token } = sessions.create({ user: "alice", group: "g", policy: compilePolicy(groupPolicySchema.parse(DUAL)), configHash: "h" });
     const request = { method: "CONNECT", target: "/CSCOSSLC/tunnel", headers: new HeaderList([["Cookie", `webvpn=${token}`], ...OPENCONNECT]) } as unknown as HttpRequest;
     const d = decideConnect(request, plane, new AddressPool(cidr.value), defaults, () => undefined, pool6);

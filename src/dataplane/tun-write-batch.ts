@@ -1,0 +1,45 @@
+import type { DropCounters } from "../net/drop-counters.ts";
+import type { TunDevice } from "../runtime/tun.ts";
+
+/** Room for a full batch of full-size packets; a larger packet (up to 64 KiB) is written alone. */
+const SLAB_BYTES = 256 * 1024;
+const MAX_PACKETS = 128;
+
+/**
+ * Upstream packets on their way to the TUN, collected while one CSTP read or one DTLS datagram is
+ * handled, then written with one TunDevice.writeMany. Each packet is copied into a preallocated
+ * slab: the packets handed in are views that the decoders reuse (a CSTP frame split over two reads
+ * sits in the decoder's reassembly buffer, which the next frame overwrites).
+ */
+export class TunWriteBatch {
+  private readonly slab = new Uint8Array(SLAB_BYTES);
+  private readonly packets: Uint8Array[] = [];
+  private used = 0;
+
+  constructor(
+    private readonly tun: TunDevice,
+    private readonly drops: DropCounters,
+  ) {}
+
+  add(packet: Uint8Array): void {
+    const length = packet.length;
+    if (length > SLAB_BYTES - this.used || this.packets.length === MAX_PACKETS) this.flush();
+    if (length > SLAB_BYTES) {
+      if (!this.tun.write(packet)) this.drops.count("tun_write_failed");
+      return;
+    }
+    this.slab.set(packet, this.used);
+    this.packets.push(this.slab.subarray(this.used, this.used + length));
+    this.used += length;
+  }
+
+  /** Writes what was collected; packets the kernel refused are counted as tun_write_failed. */
+  flush(): void {
+    const count = this.packets.length;
+    if (count === 0) return;
+    const written = this.tun.writeMany(this.packets);
+    for (let i = written; i < count; i++) this.drops.count("tun_write_failed");
+    this.packets.length = 0;
+    this.used = 0;
+  }
+}

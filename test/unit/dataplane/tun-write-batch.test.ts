@@ -1,0 +1,45 @@
+import { describe, expect, test } from "bun:test";
+import { TunWriteBatch } from "../../../src/dataplane/tun-write-batch.ts";
+import { DropCounters } from "../../../src/net/drop-counters.ts";
+import { MemoryTun } from "../../../src/runtime/memory/memory-tun.ts";
+
+const packet = (n: number, length = 1400) => new Uint8Array(length).fill(n & 0xff);
+
+describe("TunWriteBatch", () => {
+  test("packets are copied: the caller may reuse its buffer before the flush", () => {
+    const tun = new MemoryTun();
+    const batch = new TunWriteBatch(tun, new DropCounters());
+    const reused = packet(1, 100);
+    batch.add(reused);
+    reused.fill(2);
+    batch.add(reused);
+    batch.flush();
+    expect(tun.written.map((p) => p[0])).toEqual([1, 2]);
+    expect(tun.batches).toEqual([2]);
+  });
+
+  test("a full batch is written before more is taken, in order; a packet larger than the slab goes alone", () => {
+    const tun = new MemoryTun();
+    const batch = new TunWriteBatch(tun, new DropCounters());
+    for (let i = 0; i < 300; i++) batch.add(packet(i));
+    batch.add(packet(7, 300_000));
+    batch.flush();
+    expect(tun.batches).toEqual([128, 128, 44]);
+    expect(tun.writeCalls).toBe(1);
+    expect(tun.written.length).toBe(301);
+    expect(tun.written.slice(0, 300).every((p, i) => p[0] === (i & 0xff))).toBe(true);
+    batch.flush(); // nothing left: no empty write
+    expect(tun.batches.length).toBe(3);
+  });
+
+  test("packets the kernel refuses are counted as tun_write_failed", () => {
+    const tun = new MemoryTun();
+    tun.writeMany = (packets) => packets.length - 1;
+    const drops = new DropCounters();
+    const batch = new TunWriteBatch(tun, drops);
+    batch.add(packet(1));
+    batch.add(packet(2));
+    batch.flush();
+    expect(drops.get("tun_write_failed")).toBe(1);
+  });
+});

@@ -1,0 +1,41 @@
+import { describe, expect, test } from "bun:test";
+import { SessionRegistry } from "../../../src/control/sessions.ts";
+import { DataPlane } from "../../../src/dataplane/data-plane.ts";
+import { AddressPool } from "../../../src/net/address-pool.ts";
+import { DropCounters } from "../../../src/net/drop-counters.ts";
+import { parseCidr } from "../../../src/net/ipv4.ts";
+import { PolicyCompiler } from "../../../src/net/policy-compiler.ts";
+import type { MemoryProbe } from "../../../src/runtime/memory-probe.ts";
+import { MemoryTun } from "../../../src/runtime/memory/memory-tun.ts";
+import { MemoryUdp } from "../../../src/runtime/memory/memory-udp.ts";
+import { memoryReport } from "../../../src/serve/memory-report.ts";
+
+describe("memoryReport (SIGUSR2)", () => {
+  test("collects first, then names the memory left and what holds it", () => {
+    const cidr = parseCidr("10.10.0.0/24");
+    if (!cidr.ok) throw cidr.error;
+    const sessions = new SessionRegistry(60_000, () => 0);
+    sessions.create({ user: "alice", group: "g", policy: { routes: [], excludeRoutes: [], dns: [] }, configHash: "h" });
+    const plane = new DataPlane({
+      tun: new MemoryTun(),
+      udp: new MemoryUdp(),
+      sessions,
+      pool: new AddressPool(cidr.value),
+      compiler: new PolicyCompiler([cidr.value]),
+      policySource: { policyOf: () => undefined, groupRuleCount: () => 0 },
+      drops: new DropCounters(),
+      now: () => 0,
+      log: () => {},
+      onDropNotice: () => {},
+    });
+    const calls: string[] = [];
+    const probe: MemoryProbe = {
+      collect: () => void calls.push("collect"),
+      figures: () => (calls.push("figures"), { rssBytes: 70 * 1024 * 1024, heapBytes: 12.5 * 1024 * 1024, objectTypes: [["Session", 3], ["Map", 2]] }),
+    };
+    const line = String(memoryReport(probe, plane));
+    expect(calls).toEqual(["collect", "figures"]);
+    expect(line).toContain("rss=70.0 MiB heap=12.5 MiB sessions=1 tunnels=0 cstp=0 dtls_peers=0");
+    expect(line).toContain("Session 3, Map 2");
+  });
+});
