@@ -20,7 +20,7 @@ describe("web UI changes", () => {
     expect((await post("/ui/users/bob/disabled", { disabled: "true" })).status).toBe(303);
     expect(control.users.get("bob")).toMatchObject({ ok: true, value: { disabled: true } });
     expect((await post("/ui/users/bob/password", { password: "second password" })).status).toBe(303);
-    expect(await control.users.verifyPassword("bob", "second password")).toBeDefined();
+    expect(await control.users.verifyPassword("bob", "second password")).toMatchObject({ ok: true, value: { name: "bob" } });
     expect(control.users.get("bob")).toMatchObject({ ok: true, value: { groups: ["staff"], disabled: true } });
 
     const enrolled = await post("/ui/users/bob/otp");
