@@ -5,6 +5,7 @@ import { OtpEnrolledPage, pageOfUsers, UsersPage } from "./pages/users.tsx";
 import { UserPage } from "./pages/user.tsx";
 import { recentAuditFor } from "./audit-view.ts";
 import { problemsOf } from "./problems.ts";
+import { traceFromQuery } from "./trace-form.ts";
 import { actorOf } from "./session-guard.ts";
 import type { UiEnv } from "./ui-env.ts";
 
@@ -57,6 +58,7 @@ function renderUser(c: C, name: string, error?: GwError) {
       audit={recentAuditFor(control.audit, name, TRAIL)}
       notice={notice}
       error={error ? problemsOf(error) : undefined}
+      trace={traceFromQuery(control, c.req.query(), { user: name })}
     />,
   );
 }

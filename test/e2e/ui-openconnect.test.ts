@@ -158,7 +158,7 @@ describe.skipIf(!e2eAvailable() || !existsSync(CHROMIUM))("web UI with real open
     await page.getByLabel("Rule 1 address or network").fill("198.51.100.0/24");
     await page.getByRole("button", { name: "Save group" }).click();
     await page.getByText("Group staff saved").waitFor();
-    await page.locator("#t-peer").fill("198.51.100.2");
+    await page.locator("#t-to").fill("198.51.100.2");
     await page.locator("#t-proto").selectOption("icmp");
     await page.getByRole("button", { name: "Trace" }).click();
     await page.locator("#trace-result", { hasText: "allowed by rule 1" }).waitFor();

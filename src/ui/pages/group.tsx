@@ -2,11 +2,11 @@
 import type { Child } from "hono/jsx";
 import type { GroupView } from "../../control/groups.ts";
 import { protocols } from "../../firewall/rule.ts";
-import type { TraceResult } from "../../firewall/trace.ts";
 import { blankRule, isBlankRule, type GroupFormValues } from "../group-form.ts";
-import type { TraceForm } from "../group-trace.ts";
+import type { TraceOutcome } from "../trace-form.ts";
 import { ActionButton, CsrfField, Page } from "../layout.tsx";
 import type { UiSession } from "../ui-sessions.ts";
+import { TraceBox } from "./trace-box.tsx";
 
 /** Spare empty rule rows offered below the existing ones (blank rows are ignored on save). */
 const SPARE_RULES = 2;
@@ -18,9 +18,8 @@ export interface GroupPageProps {
   /** Problems by field name (see group-form.ts fieldErrors); "" holds those without a field. */
   errors?: Map<string, string[]>;
   notice?: string;
-  traceForm?: TraceForm;
-  traceResult?: TraceResult;
-  traceError?: string;
+  /** The trace the page was asked for, answered. */
+  trace?: TraceOutcome;
 }
 
 const fieldId = (name: string) => `f-${name.replace(/\./g, "-")}`;
@@ -218,7 +217,12 @@ export function GroupPage(props: GroupPageProps) {
         </fieldset>
         {canChange && <button type="submit">Save group</button>}
       </form>
-      <TraceBox {...props} />
+      <TraceBox
+        action={`/ui/groups/${encodeURIComponent(group.name)}`}
+        outcome={props.trace}
+        askUser
+        intro="Which rule decides a member's packet, from the saved policy (and the user's own rules, when you name one), as the firewall compiles it: the answer of gw policy trace."
+      />
       {canChange && (
         <section class="panel" aria-labelledby="delete-title">
           <h2 id="delete-title">Delete</h2>
@@ -230,60 +234,5 @@ export function GroupPage(props: GroupPageProps) {
         </section>
       )}
     </Page>
-  );
-}
-
-/** "Can a member reach 198.51.100.10 tcp/22?": a GET form, so it works for read-only accounts too. */
-function TraceBox(props: GroupPageProps) {
-  const q = props.traceForm ?? { peer: "", proto: "tcp", port: "", direction: "outbound" };
-  const r = props.traceResult;
-  return (
-    <section class="panel" aria-labelledby="trace-title">
-      <h2 id="trace-title">Policy trace</h2>
-      <p class="muted">Which rule decides a member's packet, from the saved policy, as the firewall compiles it.</p>
-      <form class="toolbar" method="get" action={`/ui/groups/${encodeURIComponent(props.group.name)}`}>
-        <label for="t-peer">
-          Address
-          <input id="t-peer" name="peer" value={q.peer} placeholder="198.51.100.10" autocomplete="off" required />
-        </label>
-        <label for="t-proto">
-          Protocol
-          <select id="t-proto" name="proto">
-            {protocols.map((p) => (
-              <option value={p} selected={p === q.proto}>
-                {p}
-              </option>
-            ))}
-          </select>
-        </label>
-        <label for="t-port">
-          Port
-          <input id="t-port" name="port" value={q.port} inputmode="numeric" autocomplete="off" />
-        </label>
-        <label for="t-direction">
-          Direction
-          <select id="t-direction" name="direction">
-            {(["outbound", "inbound"] as const).map((d) => (
-              <option value={d} selected={d === q.direction}>
-                {d}
-              </option>
-            ))}
-          </select>
-        </label>
-        <button type="submit" class="secondary">
-          Trace
-        </button>
-      </form>
-      {props.traceError && (
-        <p class="field-error" role="alert">
-          {props.traceError}
-        </p>
-      )}
-      {r && (
-        <p class={r.allowed ? "trace allowed" : "trace denied"} role="status" id="trace-result">
-          <strong>{r.allowed ? "Allowed" : "Denied"}</strong>: {r.reason}
-        </p>
-      )}
-    </section>
   );
 }

@@ -5,10 +5,12 @@ import type { UsageReport } from "../../control/usage/usage-views.ts";
 import type { UserView } from "../../control/users.ts";
 import { formatBytes, formatTime } from "../format.ts";
 import { CsrfField, Page } from "../layout.tsx";
+import type { TraceOutcome } from "../trace-form.ts";
 import type { UiSession } from "../ui-sessions.ts";
 import { AuditTable } from "./audit.tsx";
 import { ConnectionHead, ConnectionRows } from "./connections.tsx";
 import { Notices } from "./notices.tsx";
+import { TraceBox } from "./trace-box.tsx";
 
 export interface UserPageProps {
   session: UiSession;
@@ -20,10 +22,12 @@ export interface UserPageProps {
   audit: AuditEntry[];
   notice?: string;
   error?: string;
+  /** The trace the page was asked for, answered. */
+  trace?: TraceOutcome;
 }
 
 /** One user: facts, groups and route overrides, live sessions, usage per day and quota, audit trail. */
-export function UserPage({ session, user, connections, usage, audit, notice, error }: UserPageProps) {
+export function UserPage({ session, user, connections, usage, audit, notice, error, trace }: UserPageProps) {
   const canChange = session.principal.role === "admin";
   const base = `/ui/users/${encodeURIComponent(user.name)}`;
   return (
@@ -74,6 +78,14 @@ export function UserPage({ session, user, connections, usage, audit, notice, err
         </table>
       </section>
       <UsageSection usage={usage} />
+      <TraceBox
+        action={base}
+        outcome={trace}
+        askUser={false}
+        groups={user.groups}
+        group={trace?.answer?.group}
+        intro={`Can ${user.name} reach an address? The rule that decides, from their group's policy and their own rules, as the firewall compiles them: the answer of gw policy trace.`}
+      />
       <section class="panel" aria-labelledby="audit-title">
         <h2 id="audit-title">Audit trail</h2>
         {audit.length === 0 ? <p class="muted">No change recorded.</p> : <AuditTable entries={audit} showTarget={false} />}
