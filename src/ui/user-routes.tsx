@@ -4,29 +4,40 @@ import type { GwError } from "../errors.ts";
 import { OtpEnrolledPage, pageOfUsers, UsersPage } from "./pages/users.tsx";
 import { UserPage } from "./pages/user.tsx";
 import { recentAuditFor } from "./audit-view.ts";
-import { problemsOf } from "./problems.ts";
+import { fieldProblems, problemsOf } from "./problems.ts";
 import { traceFromQuery } from "./trace-form.ts";
 import { actorOf } from "./session-guard.ts";
 import type { UiEnv } from "./ui-env.ts";
 
 type C = Context<UiEnv>;
 
-const STATUS: Record<string, 400 | 404 | 409> = { user_not_found: 404, user_exists: 409, otp_already_enrolled: 409, group_not_found: 400 };
+/** The new-user form's fields; a user that exists is a problem of the name, an unknown group one of the groups. */
+const NEW_USER_FIELDS = ["name", "password", "groups"];
+const NEW_USER_CODES = { user_exists: "name", group_not_found: "groups" };
 
-function renderUsers(c: C, o: { error?: GwError } = {}) {
+/** The users page; a refusal comes back with status 200 (see problems.ts): a refused new user beside its fields, any other as a notice. */
+function renderUsers(c: C, o: { error?: GwError; refusedNew?: { error: GwError; typed: { name: string; groups: string } } } = {}) {
   const q = (c.req.query("q") ?? "").slice(0, 64);
   const page = Number.parseInt(c.req.query("page") ?? "1", 10) || 1;
   const { users, pages, total } = pageOfUsers(c.var.control.users.list(), q, page);
   const session = c.var.session;
   const notice = session.flash;
   session.flash = undefined;
-  const error = o.error ? `${o.error.message}${detailsOf(o.error)}` : undefined;
-  return c.html(<UsersPage session={session} users={users} q={q} page={Math.min(Math.max(1, page), pages)} pages={pages} total={total} notice={notice} error={error} />, o.error ? (STATUS[o.error.code] ?? 400) : 200);
-}
-
-function detailsOf(e: GwError): string {
-  const details = Array.isArray(e.details) ? (e.details as { path?: string; message?: string }[]) : [];
-  return details.length ? `: ${details.map((d) => `${d.path ?? ""} ${d.message ?? ""}`.trim()).join("; ")}` : "";
+  const refused = o.refusedNew;
+  return c.html(
+    <UsersPage
+      session={session}
+      users={users}
+      q={q}
+      page={Math.min(Math.max(1, page), pages)}
+      pages={pages}
+      total={total}
+      notice={notice}
+      error={o.error ? problemsOf(o.error) : undefined}
+      errors={refused ? fieldProblems(refused.error, NEW_USER_FIELDS, { byCode: NEW_USER_CODES }) : undefined}
+      typed={refused?.typed}
+    />,
+  );
 }
 
 /** After a change: back to the list (303, so a reload does not repeat it) with a message. */
@@ -41,7 +52,8 @@ const field = (body: Record<string, unknown>, name: string) => (typeof body[name
 const TRAIL = 50;
 const ALL = { limit: 1000, offset: 0 };
 
-function renderUser(c: C, name: string, error?: GwError) {
+/** The user page; a refused edit comes back (status 200) with what was typed and the problems beside groups and routes. */
+function renderUser(c: C, name: string, refused?: { error: GwError; typed: { groups: string; routes: string } }) {
   const control = c.var.control;
   const user = control.users.get(name);
   if (!user.ok) return done(c, user.error.message);
@@ -57,7 +69,8 @@ function renderUser(c: C, name: string, error?: GwError) {
       usage={usage.ok ? usage.value : undefined}
       audit={recentAuditFor(control.audit, name, TRAIL)}
       notice={notice}
-      error={error ? problemsOf(error) : undefined}
+      errors={refused ? fieldProblems(refused.error, ["groups", "routes"], { byCode: { group_not_found: "groups" } }) : undefined}
+      typed={refused?.typed}
       trace={traceFromQuery(control, c.req.query(), { user: name })}
     />,
   );
@@ -73,7 +86,7 @@ export const userRoutes = new Hono<UiEnv>()
     const name = c.req.param("name");
     const body = await c.req.parseBody();
     const r = await c.var.control.users.patch(name, { groups: list(field(body, "groups")), routes: list(field(body, "routes")) }, actorOf(c.var.session));
-    if (!r.ok) return renderUser(c, name, r.error);
+    if (!r.ok) return renderUser(c, name, { error: r.error, typed: { groups: field(body, "groups"), routes: field(body, "routes") } });
     c.var.session.flash = `User ${name} saved: the change applies from their next login.`;
     return c.redirect(`/ui/users/${encodeURIComponent(name)}`, 303);
   })
@@ -82,7 +95,7 @@ export const userRoutes = new Hono<UiEnv>()
     const password = field(body, "password");
     const groups = field(body, "groups").split(",").map((g) => g.trim()).filter(Boolean);
     const created = await c.var.control.users.add({ name: field(body, "name").trim(), groups, ...(password ? { password } : {}) }, actorOf(c.var.session));
-    return created.ok ? done(c, `User ${created.value.name} created.`) : renderUsers(c, { error: created.error });
+    return created.ok ? done(c, `User ${created.value.name} created.`) : renderUsers(c, { refusedNew: { error: created.error, typed: { name: field(body, "name"), groups: field(body, "groups") } } });
   })
   .post("/users/:name/disabled", async (c) => {
     const name = c.req.param("name");

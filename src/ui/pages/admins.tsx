@@ -3,10 +3,12 @@ import type { AdminView } from "../../control/admins.ts";
 import { formatTime } from "../format.ts";
 import { ActionButton, CsrfField, Page } from "../layout.tsx";
 import type { UiSession } from "../ui-sessions.ts";
+import { FieldErrors, fieldId, invalidAttrs, RefusedSummary, type FieldProblems } from "./field-errors.tsx";
 import { Notices } from "./notices.tsx";
 
 /** Web UI accounts: everyone sees them; an admin adds, changes roles and removes. */
-export function AdminsPage({ session, admins, notice, error }: { session: UiSession; admins: AdminView[]; notice?: string; error?: string }) {
+export function AdminsPage(props: { session: UiSession; admins: AdminView[]; notice?: string; error?: string; errors?: FieldProblems; typed?: { name: string; role: string } }) {
+  const { session, admins, notice, error, errors, typed } = props;
   const canChange = session.principal.role === "admin";
   return (
     <Page title="Admins" session={session} current="/ui/admins">
@@ -49,22 +51,26 @@ export function AdminsPage({ session, admins, notice, error }: { session: UiSess
       {canChange && (
         <section class="panel" aria-labelledby="new-admin">
           <h2 id="new-admin">New admin</h2>
+          <RefusedSummary errors={errors} />
           <form class="stack" method="post" action="/ui/admins">
             <CsrfField session={session} />
-            <label>
+            <label for={fieldId("name")}>
               Name
-              <input name="name" required autocomplete="off" />
+              <input id={fieldId("name")} name="name" required autocomplete="off" value={typed?.name ?? ""} {...invalidAttrs("name", errors)} />
+              <FieldErrors name="name" errors={errors} />
             </label>
-            <label>
+            <label for={fieldId("role")}>
               Role
-              <select name="role">
-                <option value="read">read only</option>
-                <option value="admin">admin</option>
+              <select id={fieldId("role")} name="role" {...invalidAttrs("role", errors)}>
+                <option value="read" selected={typed?.role !== "admin"}>read only</option>
+                <option value="admin" selected={typed?.role === "admin"}>admin</option>
               </select>
+              <FieldErrors name="role" errors={errors} />
             </label>
-            <label>
+            <label for={fieldId("password")}>
               Password (at least 8 characters)
-              <input name="password" type="password" required autocomplete="new-password" />
+              <input id={fieldId("password")} name="password" type="password" required autocomplete="new-password" {...invalidAttrs("password", errors)} />
+              <FieldErrors name="password" errors={errors} />
             </label>
             <button type="submit">Add admin</button>
           </form>

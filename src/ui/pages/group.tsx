@@ -6,6 +6,7 @@ import { blankRule, isBlankRule, type GroupFormValues } from "../group-form.ts";
 import type { TraceOutcome } from "../trace-form.ts";
 import { ActionButton, CsrfField, Page } from "../layout.tsx";
 import type { UiSession } from "../ui-sessions.ts";
+import { FieldErrors, fieldId, invalidAttrs, RefusedSummary } from "./field-errors.tsx";
 import { TraceBox } from "./trace-box.tsx";
 
 /** Spare empty rule rows offered below the existing ones (blank rows are ignored on save). */
@@ -22,29 +23,12 @@ export interface GroupPageProps {
   trace?: TraceOutcome;
 }
 
-const fieldId = (name: string) => `f-${name.replace(/\./g, "-")}`;
-
-/** The problems of one field, right after it; the input points at them with aria-describedby. */
-function FieldErrors({ name, errors }: { name: string; errors?: Map<string, string[]> }) {
-  const list = errors?.get(name);
-  if (!list?.length) return null;
-  return (
-    <span class="field-error" id={`${fieldId(name)}-error`} role="alert">
-      {list.join("; ")}
-    </span>
-  );
-}
-
-function invalid(name: string, errors?: Map<string, string[]>) {
-  return errors?.get(name)?.length ? { "aria-invalid": "true", "aria-describedby": `${fieldId(name)}-error` } : {};
-}
-
 function TextField(props: { name: string; label: string; values: GroupFormValues; errors?: Map<string, string[]>; hint?: string; inputmode?: "numeric" }) {
   return (
     <label for={fieldId(props.name)}>
       {props.label}
       {props.hint && <span class="muted hint">{props.hint}</span>}
-      <input id={fieldId(props.name)} name={props.name} value={props.values.text[props.name] ?? ""} inputmode={props.inputmode} autocomplete="off" {...invalid(props.name, props.errors)} />
+      <input id={fieldId(props.name)} name={props.name} value={props.values.text[props.name] ?? ""} inputmode={props.inputmode} autocomplete="off" {...invalidAttrs(props.name, props.errors)} />
       <FieldErrors name={props.name} errors={props.errors} />
     </label>
   );
@@ -55,7 +39,7 @@ function ListField(props: { name: string; label: string; values: GroupFormValues
     <label for={fieldId(props.name)}>
       {props.label}
       <span class="muted hint">{props.hint}</span>
-      <textarea id={fieldId(props.name)} name={props.name} rows={3} {...invalid(props.name, props.errors)}>
+      <textarea id={fieldId(props.name)} name={props.name} rows={3} {...invalidAttrs(props.name, props.errors)}>
         {props.values.text[props.name] ?? ""}
       </textarea>
       <FieldErrors name={props.name} errors={props.errors} />
@@ -67,7 +51,7 @@ function Select(props: { name: string; label: string; value: string; options: re
   return (
     <label for={fieldId(props.name)}>
       <span class="sr-only">{props.label}</span>
-      <select id={fieldId(props.name)} name={props.name} {...invalid(props.name, props.errors)}>
+      <select id={fieldId(props.name)} name={props.name} {...invalidAttrs(props.name, props.errors)}>
         {props.options.map((o) => (
           <option value={o} selected={o === props.value}>
             {o}
@@ -83,7 +67,7 @@ function RuleRowInputs({ index, row, errors }: { index: number; row: ReturnType<
   const input = (f: "to" | "ports" | "description", label: string, placeholder: string) => (
     <label for={fieldId(n(f))}>
       <span class="sr-only">{`Rule ${index + 1} ${label}`}</span>
-      <input id={fieldId(n(f))} name={n(f)} value={row[f]} placeholder={placeholder} autocomplete="off" {...invalid(n(f), errors)} />
+      <input id={fieldId(n(f))} name={n(f)} value={row[f]} placeholder={placeholder} autocomplete="off" {...invalidAttrs(n(f), errors)} />
       <FieldErrors name={n(f)} errors={errors} />
     </label>
   );
@@ -126,8 +110,6 @@ export function GroupPage(props: GroupPageProps) {
   // A refused form comes back with the spare rows it was sent: drop the empty ones at the end before adding fresh spares.
   while (rows.length > 0 && isBlankRule(rows.at(-1)!)) rows.pop();
   if (canChange) for (let i = 0; i < SPARE_RULES; i++) rows.push(blankRule());
-  const general = errors?.get("");
-  const problems = errors ? [...errors.values()].reduce((n, l) => n + l.length, 0) : 0;
   return (
     <Page title={`Group ${group.name}`} session={session} current="/ui/groups">
       <p>
@@ -139,12 +121,7 @@ export function GroupPage(props: GroupPageProps) {
           {props.notice}
         </p>
       )}
-      {problems > 0 && (
-        <p class="notice error" role="alert">
-          {`Nothing was saved: ${problems} problem(s), shown next to the fields.`}
-          {general?.length ? ` ${general.join("; ")}` : ""}
-        </p>
-      )}
+      <RefusedSummary errors={errors} />
       <form method="post" action={`/ui/groups/${encodeURIComponent(group.name)}`} class="group-form">
         {canChange && <CsrfField session={session} />}
         <fieldset disabled={!canChange} class="plain">

@@ -10,6 +10,7 @@ import type { UiSession } from "../ui-sessions.ts";
 import { AuditTable } from "./audit.tsx";
 import { ConnectionHead, ConnectionRows } from "./connections.tsx";
 import { Notices } from "./notices.tsx";
+import { FieldErrors, fieldId, invalidAttrs, RefusedSummary, type FieldProblems } from "./field-errors.tsx";
 import { TraceBox } from "./trace-box.tsx";
 
 export interface UserPageProps {
@@ -22,12 +23,15 @@ export interface UserPageProps {
   audit: AuditEntry[];
   notice?: string;
   error?: string;
+  /** A refused edit: problems by field and what was typed. */
+  errors?: FieldProblems;
+  typed?: { groups: string; routes: string };
   /** The trace the page was asked for, answered. */
   trace?: TraceOutcome;
 }
 
 /** One user: facts, groups and route overrides, live sessions, usage per day and quota, audit trail. */
-export function UserPage({ session, user, connections, usage, audit, notice, error, trace }: UserPageProps) {
+export function UserPage({ session, user, connections, usage, audit, notice, error, errors, typed, trace }: UserPageProps) {
   const canChange = session.principal.role === "admin";
   const base = `/ui/users/${encodeURIComponent(user.name)}`;
   return (
@@ -54,15 +58,18 @@ export function UserPage({ session, user, connections, usage, audit, notice, err
       {canChange && (
         <section class="panel" aria-labelledby="edit-title">
           <h2 id="edit-title">Groups and overrides</h2>
+          <RefusedSummary errors={errors} />
           <form class="stack" method="post" action={`${base}/edit`}>
             <CsrfField session={session} />
-            <label>
+            <label for={fieldId("groups")}>
               Groups (comma-separated)
-              <input name="groups" value={user.groups.join(", ")} autocomplete="off" />
+              <input id={fieldId("groups")} name="groups" value={typed?.groups ?? user.groups.join(", ")} autocomplete="off" {...invalidAttrs("groups", errors)} />
+              <FieldErrors name="groups" errors={errors} />
             </label>
-            <label>
+            <label for={fieldId("routes")}>
               Routes override (comma-separated; blank: the group's)
-              <input name="routes" value={user.routes.join(", ")} autocomplete="off" />
+              <input id={fieldId("routes")} name="routes" value={typed?.routes ?? user.routes.join(", ")} autocomplete="off" {...invalidAttrs("routes", errors)} />
+              <FieldErrors name="routes" errors={errors} />
             </label>
             <button type="submit">Save user</button>
           </form>
