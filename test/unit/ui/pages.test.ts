@@ -113,10 +113,27 @@ describe("web UI pages", () => {
     expect((await f.request("GET", "/ui", { cookie: out.cookie })).status).toBe(303);
   });
 
+  test("a user called <script>alert(1)</script> renders as text on every page that names them", async () => {
+    const f = uiFixture();
+    const evil = "<script>alert(1)</script>";
+    const escaped = "&lt;script&gt;alert(1)&lt;/script&gt;";
+    const control = f.api.control;
+    expect((await control.users.add({ name: evil, groups: [] }, "local-cli")).ok).toBe(true);
+    f.api.connect(evil, "default");
+    const { cookie } = await f.signIn("alice", "admin");
+    const path = `/ui/users/${encodeURIComponent(evil)}`;
+    for (const page of ["/ui/users", "/ui/connections", path, `${path}?to=198.51.100.1`, "/ui/audit", "/ui"]) {
+      const res = await f.request("GET", page, { cookie });
+      expect(res.status, page).toBe(200);
+      expect(res.text, page).not.toContain(evil);
+      expect(res.text, page).toContain(escaped);
+    }
+  });
+
   test("user-supplied text renders as text", async () => {
     const f = uiFixture();
     const evil = "<script>alert(1)</script>";
-    // Names are validated, so the hostile text goes where the control plane allows free text: a connection's client address and an event.
+    // Free text beside names: a search query, an event, a sign-in name that is not an admin.
     const { cookie } = await f.signIn("alice", "admin");
     const users = await f.request("GET", `/ui/users?q=${encodeURIComponent(evil)}`, { cookie });
     expect(users.text).not.toContain(evil);
