@@ -1,12 +1,11 @@
 /** @jsxImportSource hono/jsx */
-import type { Child } from "hono/jsx";
 import type { GroupView } from "../../control/groups.ts";
-import { protocols } from "../../firewall/rule.ts";
 import { blankRule, isBlankRule, type GroupFormValues } from "../group-form.ts";
 import type { TraceOutcome } from "../trace-form.ts";
 import { ActionButton, CsrfField, Page } from "../layout.tsx";
 import type { UiSession } from "../ui-sessions.ts";
-import { FieldErrors, fieldId, invalidAttrs, RefusedSummary } from "./field-errors.tsx";
+import { FieldErrors, RefusedSummary } from "./field-errors.tsx";
+import { Fieldset, ListField, RulesTable, TextField } from "./policy-fields.tsx";
 import { TraceBox } from "./trace-box.tsx";
 
 /** Spare empty rule rows offered below the existing ones (blank rows are ignored on save). */
@@ -21,85 +20,6 @@ export interface GroupPageProps {
   notice?: string;
   /** The trace the page was asked for, answered. */
   trace?: TraceOutcome;
-}
-
-function TextField(props: { name: string; label: string; values: GroupFormValues; errors?: Map<string, string[]>; hint?: string; inputmode?: "numeric" }) {
-  return (
-    <label for={fieldId(props.name)}>
-      {props.label}
-      {props.hint && <span class="muted hint">{props.hint}</span>}
-      <input id={fieldId(props.name)} name={props.name} value={props.values.text[props.name] ?? ""} inputmode={props.inputmode} autocomplete="off" {...invalidAttrs(props.name, props.errors)} />
-      <FieldErrors name={props.name} errors={props.errors} />
-    </label>
-  );
-}
-
-function ListField(props: { name: string; label: string; values: GroupFormValues; errors?: Map<string, string[]>; hint: string }) {
-  return (
-    <label for={fieldId(props.name)}>
-      {props.label}
-      <span class="muted hint">{props.hint}</span>
-      <textarea id={fieldId(props.name)} name={props.name} rows={3} {...invalidAttrs(props.name, props.errors)}>
-        {props.values.text[props.name] ?? ""}
-      </textarea>
-      <FieldErrors name={props.name} errors={props.errors} />
-    </label>
-  );
-}
-
-function Select(props: { name: string; label: string; value: string; options: readonly string[]; errors?: Map<string, string[]> }) {
-  return (
-    <label for={fieldId(props.name)}>
-      <span class="sr-only">{props.label}</span>
-      <select id={fieldId(props.name)} name={props.name} {...invalidAttrs(props.name, props.errors)}>
-        {props.options.map((o) => (
-          <option value={o} selected={o === props.value}>
-            {o}
-          </option>
-        ))}
-      </select>
-    </label>
-  );
-}
-
-function RuleRowInputs({ index, row, errors }: { index: number; row: ReturnType<typeof blankRule>; errors?: Map<string, string[]> }) {
-  const n = (f: string) => `rules.${index}.${f}`;
-  const input = (f: "to" | "ports" | "description", label: string, placeholder: string) => (
-    <label for={fieldId(n(f))}>
-      <span class="sr-only">{`Rule ${index + 1} ${label}`}</span>
-      <input id={fieldId(n(f))} name={n(f)} value={row[f]} placeholder={placeholder} autocomplete="off" {...invalidAttrs(n(f), errors)} />
-      <FieldErrors name={n(f)} errors={errors} />
-    </label>
-  );
-  return (
-    <tr>
-      <td class="num">{String(index + 1)}</td>
-      <td>
-        <Select name={n("action")} label={`Rule ${index + 1} action`} value={row.action} options={["allow", "deny"]} errors={errors} />
-      </td>
-      <td>
-        <Select name={n("direction")} label={`Rule ${index + 1} direction`} value={row.direction} options={["outbound", "inbound"]} errors={errors} />
-      </td>
-      <td>{input("to", "address or network", "198.51.100.0/24")}</td>
-      <td>
-        <Select name={n("proto")} label={`Rule ${index + 1} protocol`} value={row.proto} options={protocols} errors={errors} />
-      </td>
-      <td>{input("ports", "ports", "443 or 8000-8080")}</td>
-      <td>
-        {input("description", "description", "")}
-        <FieldErrors name={`rules.${index}`} errors={errors} />
-      </td>
-    </tr>
-  );
-}
-
-function Fieldset({ legend, children }: { legend: string; children?: Child }) {
-  return (
-    <fieldset class="panel">
-      <legend>{legend}</legend>
-      <div class="grid-form">{children}</div>
-    </fieldset>
-  );
 }
 
 /** One group: every policy field as a form (read-only accounts see it disabled, without buttons), and the policy trace. */
@@ -126,9 +46,9 @@ export function GroupPage(props: GroupPageProps) {
         {canChange && <CsrfField session={session} />}
         <fieldset disabled={!canChange} class="plain">
           <Fieldset legend="Routes and DNS">
-            <ListField name="routes" label="Routes (split include)" hint="one network per line; none: all traffic" values={values} errors={errors} />
+            <ListField name="routes" label="Routes (split include)" hint="one network per line, IPv4 or IPv6; none: all traffic" values={values} errors={errors} />
             <ListField name="excludeRoutes" label="Excluded routes" hint="one network per line" values={values} errors={errors} />
-            <ListField name="dns" label="DNS servers" hint="up to 3 IPv4 addresses" values={values} errors={errors} />
+            <ListField name="dns" label="DNS servers" hint="up to 3, IPv4 or IPv6" values={values} errors={errors} />
             <TextField name="defaultDomain" label="Default domain" values={values} errors={errors} />
           </Fieldset>
           <Fieldset legend="Tunnel and timeouts">
@@ -169,27 +89,7 @@ export function GroupPage(props: GroupPageProps) {
               </label>
             </div>
             <FieldErrors name="rules" errors={errors} />
-            <div class="scroll-x">
-            <table class="rules">
-              <caption class="muted">Deny wins over allow; the first matching rule is named in traces. Rows left empty are ignored.</caption>
-              <thead>
-                <tr>
-                  <th scope="col" class="num">#</th>
-                  <th scope="col">Action</th>
-                  <th scope="col">Direction</th>
-                  <th scope="col">Address or network</th>
-                  <th scope="col">Protocol</th>
-                  <th scope="col">Ports</th>
-                  <th scope="col">Description</th>
-                </tr>
-              </thead>
-              <tbody>
-                {rows.map((row, index) => (
-                  <RuleRowInputs index={index} row={row} errors={errors} />
-                ))}
-              </tbody>
-            </table>
-            </div>
+            <RulesTable rows={rows} errors={errors} caption="Deny wins over allow; the first matching rule is named in traces. Rows left empty are ignored." />
           </fieldset>
         </fieldset>
         {canChange && <button type="submit">Save group</button>}
