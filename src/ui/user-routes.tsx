@@ -6,6 +6,9 @@ import { UserPage } from "./pages/user.tsx";
 import { recentAuditFor } from "./audit-view.ts";
 import { fieldProblems, problemsOf } from "./problems.ts";
 import { traceFromQuery } from "./trace-form.ts";
+import { patchOfUserValues, userFieldErrors, valuesOfUser, valuesOfUserForm, type UserFormValues } from "./user-form.ts";
+import type { FieldProblems } from "./pages/field-errors.tsx";
+import type { ProblemDetail } from "../control/zod-errors.ts";
 import { actorOf } from "./session-guard.ts";
 import type { UiEnv } from "./ui-env.ts";
 
@@ -52,8 +55,8 @@ const field = (body: Record<string, unknown>, name: string) => (typeof body[name
 const TRAIL = 50;
 const ALL = { limit: 1000, offset: 0 };
 
-/** The user page; a refused edit comes back (status 200) with what was typed and the problems beside groups and routes. */
-function renderUser(c: C, name: string, refused?: { error: GwError; typed: { groups: string; routes: string } }) {
+/** The user page; a refused edit comes back (status 200, see problems.ts) with what was typed and the problems beside their fields. */
+function renderUser(c: C, name: string, refused?: { values: UserFormValues; errors: FieldProblems }) {
   const control = c.var.control;
   const user = control.users.get(name);
   if (!user.ok) return done(c, user.error.message);
@@ -69,14 +72,12 @@ function renderUser(c: C, name: string, refused?: { error: GwError; typed: { gro
       usage={usage.ok ? usage.value : undefined}
       audit={recentAuditFor(control.audit, name, TRAIL)}
       notice={notice}
-      errors={refused ? fieldProblems(refused.error, ["groups", "routes"], { byCode: { group_not_found: "groups" } }) : undefined}
-      typed={refused?.typed}
+      values={refused?.values ?? valuesOfUser(user.value)}
+      errors={refused?.errors}
       trace={traceFromQuery(control, c.req.query(), { user: name })}
     />,
   );
 }
-
-const list = (text: string) => text.split(",").map((g) => g.trim()).filter(Boolean);
 
 /** The users page and its changes; each goes through the same UserService/OtpService as the API, audited under the signed-in name. */
 export const userRoutes = new Hono<UiEnv>()
@@ -84,9 +85,14 @@ export const userRoutes = new Hono<UiEnv>()
   .get("/users/:name", (c) => renderUser(c, c.req.param("name")))
   .post("/users/:name/edit", async (c) => {
     const name = c.req.param("name");
-    const body = await c.req.parseBody();
-    const r = await c.var.control.users.patch(name, { groups: list(field(body, "groups")), routes: list(field(body, "routes")) }, actorOf(c.var.session));
-    if (!r.ok) return renderUser(c, name, { error: r.error, typed: { groups: field(body, "groups"), routes: field(body, "routes") } });
+    const values = valuesOfUserForm(await c.req.parseBody());
+    const { patch, ruleRows } = patchOfUserValues(values);
+    const r = await c.var.control.users.patch(name, patch, actorOf(c.var.session));
+    if (!r.ok) {
+      if (r.error.code === "user_not_found") return done(c, r.error.message);
+      const details = Array.isArray(r.error.details) ? (r.error.details as ProblemDetail[]) : [{ path: "", message: r.error.message }];
+      return renderUser(c, name, { values, errors: userFieldErrors(details, ruleRows) });
+    }
     c.var.session.flash = `User ${name} saved: the change applies from their next login.`;
     return c.redirect(`/ui/users/${encodeURIComponent(name)}`, 303);
   })

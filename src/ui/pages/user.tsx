@@ -10,7 +10,10 @@ import type { UiSession } from "../ui-sessions.ts";
 import { AuditTable } from "./audit.tsx";
 import { ConnectionHead, ConnectionRows } from "./connections.tsx";
 import { Notices } from "./notices.tsx";
-import { FieldErrors, fieldId, invalidAttrs, RefusedSummary, type FieldProblems } from "./field-errors.tsx";
+import { blankRule, isBlankRule } from "../group-form.ts";
+import type { UserFormValues } from "../user-form.ts";
+import { FieldErrors, RefusedSummary, type FieldProblems } from "./field-errors.tsx";
+import { Fieldset, ListField, RulesTable, TextField } from "./policy-fields.tsx";
 import { TraceBox } from "./trace-box.tsx";
 
 export interface UserPageProps {
@@ -23,15 +26,65 @@ export interface UserPageProps {
   audit: AuditEntry[];
   notice?: string;
   error?: string;
-  /** A refused edit: problems by field and what was typed. */
+  /** The form: the stored overrides, or what was typed when a save was refused (with its problems). */
+  values: UserFormValues;
   errors?: FieldProblems;
-  typed?: { groups: string; routes: string };
   /** The trace the page was asked for, answered. */
   trace?: TraceOutcome;
 }
 
-/** One user: facts, groups and route overrides, live sessions, usage per day and quota, audit trail. */
-export function UserPage({ session, user, connections, usage, audit, notice, error, errors, typed, trace }: UserPageProps) {
+/** Spare empty rule rows offered below the user's own rules. */
+const SPARE_RULES = 2;
+
+/** Groups and every override of the group's policy as one form (read-only accounts see it disabled, without a button). */
+function OverridesForm({ session, user, values, errors }: { session: UiSession; user: UserView; values: UserFormValues; errors?: FieldProblems }) {
+  const canChange = session.principal.role === "admin";
+  const rows = [...values.rules];
+  while (rows.length > 0 && isBlankRule(rows.at(-1)!)) rows.pop();
+  if (canChange) for (let i = 0; i < SPARE_RULES; i++) rows.push(blankRule());
+  return (
+    <section class="panel" aria-labelledby="edit-title">
+      <h2 id="edit-title">Groups and overrides</h2>
+      <p class="muted">Blank: the group's value applies. Changes apply from the user's next login (their own rules and limits at once).</p>
+      <RefusedSummary errors={errors} />
+      <form method="post" action={`/ui/users/${encodeURIComponent(user.name)}/edit`} class="group-form">
+        {canChange && <CsrfField session={session} />}
+        <fieldset disabled={!canChange} class="plain">
+          <Fieldset legend="Groups and routes">
+            <ListField name="groups" label="Groups" hint="one per line; the first is the default at login" values={values} errors={errors} />
+            <ListField name="routes" label="Routes added to the group's" hint="one network per line" values={values} errors={errors} />
+            <ListField name="excludeRoutes" label="Excluded routes" hint="one network per line" values={values} errors={errors} />
+            <ListField name="dns" label="DNS servers (replace the group's)" hint="up to 3, IPv4 or IPv6" values={values} errors={errors} />
+            <ListField name="splitDns" label="Split-DNS domains (replace the group's)" hint="one per line" values={values} errors={errors} />
+            <TextField name="staticAddress" label="Static address" hint="an address in the pool" values={values} errors={errors} />
+          </Fieldset>
+          <Fieldset legend="Tunnel, timeouts and account">
+            <TextField name="mtu" label="MTU" hint="576-9000" inputmode="numeric" values={values} errors={errors} />
+            <TextField name="dpdSeconds" label="Dead-peer detection (s)" inputmode="numeric" values={values} errors={errors} />
+            <TextField name="keepaliveSeconds" label="Keepalive (s)" inputmode="numeric" values={values} errors={errors} />
+            <TextField name="idleTimeoutSeconds" label="Idle timeout (s)" inputmode="numeric" values={values} errors={errors} />
+            <TextField name="sessionTimeoutSeconds" label="Session timeout (s)" inputmode="numeric" values={values} errors={errors} />
+            <TextField name="maxSessionsPerUser" label="Sessions at once" inputmode="numeric" values={values} errors={errors} />
+            <TextField name="expiresAt" label="Account expires" hint="a date (UTC) or an ISO time" values={values} errors={errors} />
+          </Fieldset>
+          <fieldset class="panel">
+            <legend>Firewall</legend>
+            <div class="grid-form">
+              <TextField name="rateUp" label="Upload limit per session" hint="e.g. 20mbit" values={values} errors={errors} />
+              <TextField name="rateDown" label="Download limit per session" hint="e.g. 100mbit" values={values} errors={errors} />
+            </div>
+            <FieldErrors name="rules" errors={errors} />
+            <RulesTable rows={rows} errors={errors} caption="The user's own rules, after the group's (a deny wins over any allow). Rows left empty are ignored." />
+          </fieldset>
+        </fieldset>
+        {canChange && <button type="submit">Save user</button>}
+      </form>
+    </section>
+  );
+}
+
+/** One user: facts, groups and every override, live sessions, usage per day and quota, a policy trace, audit trail. */
+export function UserPage({ session, user, connections, usage, audit, notice, error, values, errors, trace }: UserPageProps) {
   const canChange = session.principal.role === "admin";
   const base = `/ui/users/${encodeURIComponent(user.name)}`;
   return (
@@ -55,26 +108,7 @@ export function UserPage({ session, user, connections, usage, audit, notice, err
           </tbody>
         </table>
       </section>
-      {canChange && (
-        <section class="panel" aria-labelledby="edit-title">
-          <h2 id="edit-title">Groups and overrides</h2>
-          <RefusedSummary errors={errors} />
-          <form class="stack" method="post" action={`${base}/edit`}>
-            <CsrfField session={session} />
-            <label for={fieldId("groups")}>
-              Groups (comma-separated)
-              <input id={fieldId("groups")} name="groups" value={typed?.groups ?? user.groups.join(", ")} autocomplete="off" {...invalidAttrs("groups", errors)} />
-              <FieldErrors name="groups" errors={errors} />
-            </label>
-            <label for={fieldId("routes")}>
-              Routes override (comma-separated; blank: the group's)
-              <input id={fieldId("routes")} name="routes" value={typed?.routes ?? user.routes.join(", ")} autocomplete="off" {...invalidAttrs("routes", errors)} />
-              <FieldErrors name="routes" errors={errors} />
-            </label>
-            <button type="submit">Save user</button>
-          </form>
-        </section>
-      )}
+      <OverridesForm session={session} user={user} values={values} errors={errors} />
       <section class="panel" aria-labelledby="sessions-title" hx-ext="sse" sse-connect={`/ui/live?view=connections&user=${encodeURIComponent(user.name)}`}>
         <h2 id="sessions-title">Live sessions</h2>
         <table>
