@@ -15,7 +15,7 @@ export type RuleRow = Record<(typeof RULE_FIELDS)[number], string>;
 /** Text inputs holding one number each (blank removes the field: the gateway's default applies). */
 export const NUMBER_FIELDS = ["mtu", "dpdSeconds", "keepaliveSeconds", "mobileDpdSeconds", "idleTimeoutSeconds", "sessionTimeoutSeconds", "maxSessionsPerUser"] as const;
 /** Textareas holding a list (one entry per line, or comma-separated). */
-export const LIST_FIELDS = ["routes", "excludeRoutes", "dns"] as const;
+export const LIST_FIELDS = ["routes", "excludeRoutes", "dns", "splitDns"] as const;
 /** Plain text fields (blank removes the field). rateUp/rateDown take "20mbit" or bits/s. */
 export const TEXT_FIELDS = ["defaultDomain", "auth", "rateUp", "rateDown"] as const;
 
@@ -34,7 +34,7 @@ export const blankRule = (): RuleRow => ({ ...BLANK_RULE });
 /** The form showing a stored policy. */
 export function valuesOfPolicy(policy: GroupPolicy): GroupFormValues {
   const text: Record<string, string> = {};
-  for (const f of LIST_FIELDS) text[f] = policy[f].join("\n");
+  for (const f of LIST_FIELDS) text[f] = (policy[f] ?? []).join("\n");
   for (const f of NUMBER_FIELDS) text[f] = policy[f] === undefined ? "" : String(policy[f]);
   for (const f of TEXT_FIELDS) text[f] = policy[f] === undefined ? "" : String(policy[f]);
   return {
@@ -111,7 +111,11 @@ export interface PolicyPatch {
 /** The merge patch the form stands for: every field it shows is set, or removed (null) when blank. */
 export function patchOfValues(v: GroupFormValues): PolicyPatch {
   const patch: Record<string, unknown> = {};
-  for (const f of LIST_FIELDS) patch[f] = splitList(v.text[f] ?? "");
+  for (const f of LIST_FIELDS) {
+    const list = splitList(v.text[f] ?? "");
+    // splitDns is optional: blank removes it (routes, excludeRoutes and dns are lists that may be empty).
+    patch[f] = list.length === 0 && f === "splitDns" ? null : list;
+  }
   for (const f of NUMBER_FIELDS) patch[f] = numberOrText(v.text[f] ?? "");
   for (const f of TEXT_FIELDS) {
     const t = (v.text[f] ?? "").trim();

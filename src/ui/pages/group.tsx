@@ -49,6 +49,7 @@ export function GroupPage(props: GroupPageProps) {
             <ListField name="routes" label="Routes (split include)" hint="one network per line, IPv4 or IPv6; none: all traffic" values={values} errors={errors} />
             <ListField name="excludeRoutes" label="Excluded routes" hint="one network per line" values={values} errors={errors} />
             <ListField name="dns" label="DNS servers" hint="up to 3, IPv4 or IPv6" values={values} errors={errors} />
+            <ListField name="splitDns" label="Split-DNS domains" hint="resolved through the tunnel's DNS only; one per line" values={values} errors={errors} />
             <TextField name="defaultDomain" label="Default domain" values={values} errors={errors} />
           </Fieldset>
           <Fieldset legend="Tunnel and timeouts">
