@@ -149,7 +149,10 @@ export function numberOrText(text: string): number | string | null {
 }
 
 /** Problems by form field name ("mtu", "routes", "rules.4.to"); those without a field under "". */
-export function fieldErrors(details: readonly ProblemDetail[], ruleRows: readonly number[], lists: readonly string[] = LIST_FIELDS): Map<string, string[]> {
+/** The group form's fields that show their own problems (the rest go to the summary above the form). */
+const GROUP_FORM_FIELDS: readonly string[] = [...LIST_FIELDS, ...NUMBER_FIELDS, ...TEXT_FIELDS, "rules"];
+
+export function fieldErrors(details: readonly ProblemDetail[], ruleRows: readonly number[], form: { lists: readonly string[]; fields: readonly string[] } = { lists: LIST_FIELDS, fields: GROUP_FORM_FIELDS }): Map<string, string[]> {
   const errors = new Map<string, string[]>();
   const add = (field: string, message: string) => errors.set(field, [...(errors.get(field) ?? []), message]);
   for (const d of details) {
@@ -158,10 +161,13 @@ export function fieldErrors(details: readonly ProblemDetail[], ruleRows: readonl
     if (head === "rules" && second !== undefined && /^\d+$/.test(second)) {
       const row = ruleRows[Number(second)] ?? Number(second);
       add(third && (RULE_FIELDS as readonly string[]).includes(third) ? `rules.${row}.${third}` : `rules.${row}`, d.message);
-    } else if (head && lists.includes(head) && second !== undefined) {
+    } else if (head && form.lists.includes(head) && second !== undefined) {
       add(head, `entry ${Number(second) + 1}: ${d.message}`);
+    } else if (head && form.fields.includes(head)) {
+      add(head, d.message);
     } else {
-      add(head ?? "", d.message);
+      // A problem of no field the form shows (a policy test the change breaks): in the summary, with its path.
+      add("", d.path ? `${d.path}: ${d.message}` : d.message);
     }
   }
   return errors;

@@ -50,4 +50,5 @@ export function patchOfUserValues(v: UserFormValues): { patch: Record<string, un
 }
 
 /** Problems by form field ("mtu", "dns", "rules.2.to"); "" for those without one. */
-export const userFieldErrors = (details: Parameters<typeof fieldErrors>[0], ruleRows: readonly number[]) => fieldErrors(details, ruleRows, USER_LIST_FIELDS);
+export const userFieldErrors = (details: Parameters<typeof fieldErrors>[0], ruleRows: readonly number[]) =>
+  fieldErrors(details, ruleRows, { lists: USER_LIST_FIELDS, fields: [...USER_LIST_FIELDS, ...USER_NUMBER_FIELDS, ...USER_TEXT_FIELDS, "rules"] });

@@ -48,6 +48,19 @@ describe("every refused UI form answers alike: 200, the form again with what was
     expect(control.tokens.list().some((t) => t.name === "ci")).toBe(false);
   });
 
+  test("a problem of no field the form shows (a policy test the change breaks) is in the summary, with its path", async () => {
+    const f = uiFixture();
+    const control = f.api.control;
+    await control.groups.add("staff", { tests: [{ to: "198.51.100.10", proto: "tcp", port: 22, expect: "allow" }] });
+    await control.users.add({ name: "bob", groups: ["staff"] });
+    const { cookie, csrf } = await f.signIn("alice", "admin");
+    const group = await f.request("POST", "/ui/groups/staff", { cookie, form: { _csrf: csrf, rulesMode: "explicit" } });
+    expect(group.status).toBe(200);
+    expect(group.text).toMatch(/class="notice error" role="alert">Nothing was saved: 1 problem\(s\)\. tests\.0: /);
+    const policy = control.groups.get("staff");
+    expect(policy.ok && policy.value.policy.rules).toBeUndefined();
+  });
+
   test("a refused action on a row (a user gone meanwhile) is a notice on the page, also with 200", async () => {
     const f = uiFixture();
     const { cookie, csrf } = await f.signIn("alice", "admin");
