@@ -42,8 +42,10 @@ describe.skipIf(!e2eAvailable() || !existsSync(CHROMIUM))("web UI with real open
   const problems: string[] = [];
 
   const watch = (p: Page, into: string[]) => {
-    p.on("console", (m) => void (m.type() === "error" && into.push(`console: ${m.text()}`)));
-    p.on("pageerror", (e) => into.push(`page error: ${e.message}`));
+    // Each problem names the page it happened on and when, so a rare one says where to look.
+    const at = () => `${new Date().toISOString().slice(11, 23)} on ${p.url()}`;
+    p.on("console", (m) => void (m.type() === "error" && into.push(`console: ${m.text()} (${at()})`)));
+    p.on("pageerror", (e) => into.push(`page error: ${e.message} (${at()})`));
     p.on("response", (r) => void (r.status() >= 400 && into.push(`${r.status()} ${r.request().method()} ${r.url()}`)));
     // Disconnect and delete ask first (data-confirm): say yes.
     p.on("dialog", (d) => void d.accept());
