@@ -19,7 +19,7 @@ import { createUiApp } from "../../src/ui/ui-app.tsx";
 const USERS = 1000;
 const SESSIONS = 200;
 const RUNS = 30;
-const PAGES = ["/ui", "/ui/connections", "/ui/users", "/ui/users?page=20", "/ui/users/user0042", "/ui/groups", "/ui/groups/group3", "/ui/tokens", "/ui/bans", "/ui/admins", "/ui/settings", "/ui/audit"];
+const PAGES = ["/ui", "/ui/connections", "/ui/users", "/ui/users?page=20", "/ui/users/user0042", "/ui/users/user0042?to=198.51.100.10&proto=tcp&port=22", "/ui/groups", "/ui/groups/group3", "/ui/groups/group3?user=user0042&to=2001:db8::1&proto=tcp&port=443", "/ui/tokens", "/ui/bans", "/ui/admins", "/ui/settings", "/ui/audit"];
 
 /** The password hash is not what this measures (one sign-in): a fast stand-in. */
 const hasher: PasswordHasher = {

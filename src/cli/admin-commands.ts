@@ -1,4 +1,5 @@
 import type { AdminView } from "../control/admins.ts";
+import { adminOtpCommand } from "./admin-otp-commands.ts";
 import { apiChange, apiRead } from "./api-commands.ts";
 import { UsageError } from "./args.ts";
 import { group } from "./command-group.ts";
@@ -32,7 +33,7 @@ const add = apiChange({
     if (!o["password-stdin"]) throw new UsageError("give the password on standard input with --password-stdin");
     return { method: "POST", path: "/api/v1/admins", body: { name: o.name, role, password: await passwordFromStdin() } };
   },
-  done: (o) => `admin ${o.name} (${o.role}) created: sign in at the management API's /ui`,
+  done: (o) => `admin ${o.name} (${o.role}) created: sign in at the management API's /ui ('gw admin otp enroll ${o.name}' adds one-time codes)`,
 });
 
 const list = apiRead({
@@ -73,4 +74,4 @@ const remove = apiChange({
   done: (o) => `admin ${o.name} deleted`,
 });
 
-export const adminCommand = group("admin", "Web UI accounts: who may sign in, with which role", [add, list, passwd, role, remove]);
+export const adminCommand = group("admin", "Web UI accounts: who may sign in, with which role", [add, list, passwd, role, remove, adminOtpCommand]);

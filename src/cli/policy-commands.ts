@@ -35,7 +35,7 @@ const trace = command({
   reach: "api",
   options: {
     user: { type: "positional", required: true, description: "User name" },
-    to: { type: "positional", required: true, description: "Destination IPv4 address" },
+    to: { type: "positional", required: true, description: "Destination IPv4 or IPv6 address" },
     service: { type: "positional", required: false, description: "tcp/PORT, udp/PORT, icmp or any (default any; a bare number is tcp)" },
     group: { type: "string", description: "The group the user logs in with (default: their first)" },
     inbound: { type: "boolean", description: "A packet from DST that opens a conversation to the client (the port is the client's)" },

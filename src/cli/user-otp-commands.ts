@@ -10,7 +10,7 @@ const nameArg = { name: { type: "positional", required: true, description: "User
 const otpPath = (name: string) => `/api/v1/users/${encodeURIComponent(name)}/otp`;
 
 /** The images hold the secret: readable by their owner only. */
-function writePrivate(path: string, data: string | Uint8Array): void {
+export function writePrivate(path: string, data: string | Uint8Array): void {
   try {
     writeFileSync(path, data, { mode: 0o600 });
     chmodSync(path, 0o600);

@@ -5,9 +5,10 @@ import { shadowMessage } from "../firewall/shadowed-rules.ts";
 import { defaultRuleName, runPolicyTests, trace, type RuleNamer } from "../firewall/trace.ts";
 import { err, ok, type Result } from "../errors.ts";
 import type { Ipv4Cidr } from "../net/ipv4.ts";
+import type { Ipv6Cidr } from "../net/ipv6.ts";
 import { effectivePolicy, ruleOrigin } from "./effective-policy.ts";
 import { compilePolicy, emptyPolicy, type GroupPolicy } from "./group-policy.ts";
-import type { PolicyWarning, TraceAnswer, TraceRequest } from "./policy-views.ts";
+import type { MemberTraceRequest, PolicyWarning, TraceAnswer } from "./policy-views.ts";
 import type { UserOverrides } from "./users.ts";
 
 /** What the access policy reads from the store: a group's policy, a user's groups and overrides. */
@@ -17,6 +18,8 @@ export interface PolicySources {
   user(name: string): { groups: string[]; overrides: UserOverrides } | undefined;
   /** The client address pool(s): other clients are reachable only through rules within them. */
   clientPools(): Ipv4Cidr[];
+  /** The IPv6 pool (--pool6), when there is one. */
+  clientPools6?(): Ipv6Cidr[];
 }
 
 const noOverrides: UserOverrides = { routes: [] };
@@ -32,8 +35,17 @@ export class AccessPolicy {
 
   firewallOf(policy: GroupPolicy): CompiledFirewall {
     const settings = firewallSettingsOf(policy);
-    const { routes, excludeRoutes } = compilePolicy(policy);
-    return compileFirewall({ rules: settings.rules, restrictToRoutes: settings.restrictToRoutes, routes, excludeRoutes, clientPools: this.sources.clientPools() });
+    const { routes, excludeRoutes, routes6, excludeRoutes6 } = compilePolicy(policy);
+    return compileFirewall({
+      rules: settings.rules,
+      restrictToRoutes: settings.restrictToRoutes,
+      routes,
+      excludeRoutes,
+      clientPools: this.sources.clientPools(),
+      routes6,
+      excludeRoutes6,
+      clientPools6: this.sources.clientPools6?.() ?? [],
+    });
   }
 
   /** A group policy about to be stored: its tests must pass (each with its user's own rules). */
@@ -102,11 +114,15 @@ export class AccessPolicy {
     });
   }
 
-  /** Which rule decides a packet of a user's session, and why. */
-  trace(query: TraceRequest): Result<TraceAnswer> {
-    const user = this.sources.user(query.user);
+  /**
+   * Which rule decides a packet of a user's session, and why. Without a user (the web UI's group
+   * page): a member of `group` who has no rules of their own.
+   */
+  trace(query: MemberTraceRequest): Result<TraceAnswer> {
+    const user = query.user === undefined ? { groups: query.group === undefined ? [] : [query.group], overrides: noOverrides } : this.sources.user(query.user);
     if (!user) return err("user_not_found", `no user named ${query.user}: 'gw user list' shows the users`);
     const group = query.group ?? user.groups[0] ?? "";
+    if (query.user === undefined && !group) return err("invalid_input", "name a user or a group to trace", [{ path: "user", message: "name a user or a group" }]);
     if (group && !user.groups.includes(group)) {
       return err("invalid_input", `user ${query.user} is not a member of group ${group} (groups: ${user.groups.join(", ") || "none"})`, [{ path: "group", message: "not one of the user's groups" }]);
     }
@@ -116,7 +132,7 @@ export class AccessPolicy {
     const result = trace(this.firewallOf(merged), { peer: query.to, proto: query.proto, port: query.port, direction: query.direction }, mixedNamer(policy.value, merged));
     const decidedBy = result.cause >= 0 ? "rule" : result.cause === OUTSIDE_ROUTES ? "restrictToRoutes" : result.cause === CLIENT_TO_CLIENT ? "clientToClient" : "defaultDeny";
     return ok({
-      user: query.user,
+      user: query.user ?? "",
       group,
       allowed: result.allowed,
       decidedBy,

@@ -21,6 +21,7 @@ import { noSecretKey, OtpService, type SecretKeySource } from "./otp.ts";
 import { UsageService } from "./usage/usage-service.ts";
 import type { UsageTotals } from "../store/usage-records.ts";
 import { formatIpv4, parseCidr } from "../net/ipv4.ts";
+import { parseIpv6Cidr } from "../net/ipv6.ts";
 import { AccessPolicy } from "./access-policy.ts";
 import { effectivePolicy, type DefaultRates } from "./effective-policy.ts";
 import { emptyPolicy, type GroupPolicy } from "./group-policy.ts";
@@ -102,6 +103,11 @@ export class ControlPlane {
       clientPools: () => {
         const pool = parseCidr(this.currentSettings().pool);
         return pool.ok ? [pool.value] : [];
+      },
+      clientPools6: () => {
+        const text = this.currentSettings().pool6;
+        const pool = text === undefined ? undefined : parseIpv6Cidr(text);
+        return pool?.ok ? [pool.value] : [];
       },
     });
     const context: ChangeContext = {

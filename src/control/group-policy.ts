@@ -21,7 +21,8 @@ export const routeText = z.string().refine((s) => (s.includes(":") ? parseIpv6Ci
     return r.ok ? "invalid network" : r.error.message;
   },
 });
-const dnsText = z
+/** One address, IPv4 or IPv6 (it has a ':'). */
+export const ipText = z
   .string()
   .refine((s) => parseIpv4(s) !== undefined || parseIpv6(s) !== undefined, { error: (i) => `"${String(i.input)}" is not an IPv4 or IPv6 address` });
 export const ipv4Text = z.string().refine((s) => parseIpv4(s) !== undefined, { error: (i) => `"${String(i.input)}" is not an IPv4 address` });
@@ -35,7 +36,7 @@ export const MAX_ROUTES = 1024;
 export const ROUTES_WARNING_THRESHOLD = 200;
 
 /** IPv4 and IPv6 DNS servers; the IPv6 ones reach clients that have an IPv6 address. */
-export const dnsServers = z.array(dnsText).max(3, "at most 3 DNS servers (the client uses the first 3)");
+export const dnsServers = z.array(ipText).max(3, "at most 3 DNS servers (the client uses the first 3)");
 export const splitDnsDomains = z.array(domainText).max(64, "at most 64 split-DNS domains");
 
 /**

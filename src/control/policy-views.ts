@@ -1,6 +1,6 @@
 import { z } from "zod";
 import { protocols, ruleSchema } from "../firewall/rule.ts";
-import { ipv4Text } from "./group-policy.ts";
+import { ipText } from "./group-policy.ts";
 
 /** Whose rule: the group's policy or the user's own (which come after the group's). */
 export const ruleSourceSchema = z.enum(["group", "user"]);
@@ -28,26 +28,37 @@ export const ruleListSchema = z.object({
 });
 export type RuleList = z.infer<typeof ruleListSchema>;
 
-/** GET /policy/trace: a packet a user's session would send (or receive, inbound). */
+/** The packet of a trace: its far side (IPv4 or IPv6), protocol, port, direction, and the group it is judged in. */
+const tracePacketFields = {
+  to: ipText,
+  proto: z.enum(protocols).default("any"),
+  port: z.coerce.number().int().min(1).max(65535).optional(),
+  /** The group the user logs in with; absent: their first group. */
+  group: z.string().optional(),
+  direction: z.enum(["outbound", "inbound"]).default("outbound"),
+};
+
+function portNeedsTcpOrUdp(q: { proto: string; port?: number }, ctx: z.RefinementCtx) {
+  if (q.port !== undefined && q.proto !== "tcp" && q.proto !== "udp") {
+    ctx.addIssue({ code: "custom", path: ["port"], message: `a port applies to tcp or udp only (proto is ${q.proto})` });
+  }
+}
+
+/** GET /policy/trace: a packet a user's session would send (or receive, inbound), to an IPv4 or IPv6 peer. */
 export const traceQuerySchema = z
-  .object({
-    user: z.string().min(1),
-    to: ipv4Text,
-    proto: z.enum(protocols).default("any"),
-    port: z.coerce.number().int().min(1).max(65535).optional(),
-    /** The group the user logs in with; absent: their first group. */
-    group: z.string().optional(),
-    direction: z.enum(["outbound", "inbound"]).default("outbound"),
-  })
+  .object({ user: z.string().min(1), ...tracePacketFields })
   .strict()
-  .superRefine((q, ctx) => {
-    if (q.port !== undefined && q.proto !== "tcp" && q.proto !== "udp") {
-      ctx.addIssue({ code: "custom", path: ["port"], message: `a port applies to tcp or udp only (proto is ${q.proto})` });
-    }
-  });
+  .superRefine(portNeedsTcpOrUdp);
+/** The same question with the user optional (then `group` names whose member, without rules of their own): the web UI's trace boxes. */
+export const memberTraceQuerySchema = z
+  .object({ user: z.string().min(1).optional(), ...tracePacketFields })
+  .strict()
+  .superRefine(portNeedsTcpOrUdp);
 export type TraceRequest = z.output<typeof traceQuerySchema>;
+export type MemberTraceRequest = z.output<typeof memberTraceQuerySchema>;
 
 export const traceAnswerSchema = z.object({
+  /** "" for a member without rules of their own (no user named). */
   user: z.string(),
   /** The group whose policy applied ("" for a user in no group: the gateway's defaults). */
   group: z.string(),

@@ -28,7 +28,7 @@ export class ConnectionRates {
   }
 }
 
-export const SORT_KEYS = ["user", "group", "address", "client", "channel", "since", "in", "out", "rate"] as const;
+export const SORT_KEYS = ["user", "group", "address", "client", "channel", "since", "in", "out", "rate", "drops"] as const;
 export type SortKey = (typeof SORT_KEYS)[number];
 export interface ConnectionSort {
   key: SortKey;
@@ -37,7 +37,7 @@ export interface ConnectionSort {
 
 export function parseSort(key: string | undefined, dir: string | undefined): ConnectionSort {
   const k = (SORT_KEYS as readonly string[]).includes(key ?? "") ? (key as SortKey) : "since";
-  return { key: k, descending: dir === undefined ? k === "since" || k === "in" || k === "out" || k === "rate" : dir === "desc" };
+  return { key: k, descending: dir === undefined ? k === "since" || k === "in" || k === "out" || k === "rate" || k === "drops" : dir === "desc" };
 }
 
 /** A new array in the asked order (ties by user, then id, so rows do not jump between ticks). */
@@ -64,6 +64,8 @@ export function sortConnections(list: readonly ConnectionView[], sort: Connectio
         const r = rates.get(c.id);
         return r ? r.in + r.out : 0;
       }
+      case "drops":
+        return totalDrops(c);
     }
   };
   const sign = sort.descending ? -1 : 1;
@@ -74,3 +76,6 @@ export function sortConnections(list: readonly ConnectionView[], sort: Connectio
     return order !== 0 ? sign * order : a.user.localeCompare(b.user) || a.id.localeCompare(b.id);
   });
 }
+
+/** Every packet the session's policy dropped (access rules and rate limits). */
+export const totalDrops = (c: ConnectionView) => Object.values(c.drops).reduce((n, d) => n + d, 0);

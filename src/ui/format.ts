@@ -23,3 +23,15 @@ export function formatDuration(seconds: number): string {
   if (m > 0) return `${m}m ${s}s`;
   return `${s}s`;
 }
+
+/** A bandwidth limit in bits/s, as operators write them ("20 Mbit/s"). */
+export function formatBits(bitsPerSecond: number): string {
+  const units = ["bit/s", "kbit/s", "Mbit/s", "Gbit/s"];
+  let v = bitsPerSecond;
+  let i = 0;
+  while (v >= 1000 && i < units.length - 1) {
+    v /= 1000;
+    i++;
+  }
+  return `${Number.isInteger(v) ? v : v.toFixed(1)} ${units[i]}`;
+}

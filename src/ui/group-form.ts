@@ -1,5 +1,6 @@
 import type { GroupPolicy } from "../control/group-policy.ts";
 import type { ProblemDetail } from "../control/zod-errors.ts";
+import type { Rule } from "../firewall/rule.ts";
 
 /**
  * The group form's fields as the browser sends them (text), and their translation to a merge
@@ -14,7 +15,7 @@ export type RuleRow = Record<(typeof RULE_FIELDS)[number], string>;
 /** Text inputs holding one number each (blank removes the field: the gateway's default applies). */
 export const NUMBER_FIELDS = ["mtu", "dpdSeconds", "keepaliveSeconds", "mobileDpdSeconds", "idleTimeoutSeconds", "sessionTimeoutSeconds", "maxSessionsPerUser"] as const;
 /** Textareas holding a list (one entry per line, or comma-separated). */
-export const LIST_FIELDS = ["routes", "excludeRoutes", "dns"] as const;
+export const LIST_FIELDS = ["routes", "excludeRoutes", "dns", "splitDns"] as const;
 /** Plain text fields (blank removes the field). rateUp/rateDown take "20mbit" or bits/s. */
 export const TEXT_FIELDS = ["defaultDomain", "auth", "rateUp", "rateDown"] as const;
 
@@ -33,20 +34,13 @@ export const blankRule = (): RuleRow => ({ ...BLANK_RULE });
 /** The form showing a stored policy. */
 export function valuesOfPolicy(policy: GroupPolicy): GroupFormValues {
   const text: Record<string, string> = {};
-  for (const f of LIST_FIELDS) text[f] = policy[f].join("\n");
+  for (const f of LIST_FIELDS) text[f] = (policy[f] ?? []).join("\n");
   for (const f of NUMBER_FIELDS) text[f] = policy[f] === undefined ? "" : String(policy[f]);
   for (const f of TEXT_FIELDS) text[f] = policy[f] === undefined ? "" : String(policy[f]);
   return {
     text,
     rulesMode: policy.rules === undefined ? "starter" : "explicit",
-    rules: (policy.rules ?? []).map((r) => ({
-      action: r.action,
-      direction: r.direction ?? "outbound",
-      to: r.to,
-      proto: r.proto,
-      ports: r.ports ?? "",
-      description: r.description ?? "",
-    })),
+    rules: (policy.rules ?? []).map(rowOfRule),
     restrictToRoutes: policy.restrictToRoutes ?? false,
     icmpProhibited: policy.icmpProhibited ?? true,
   };
@@ -57,16 +51,7 @@ export function valuesOfForm(body: Record<string, unknown>): GroupFormValues {
   const str = (k: string) => (typeof body[k] === "string" ? (body[k] as string) : "");
   const text: Record<string, string> = {};
   for (const f of [...LIST_FIELDS, ...NUMBER_FIELDS, ...TEXT_FIELDS]) text[f] = str(f);
-  const rows = new Map<number, RuleRow>();
-  for (const key of Object.keys(body)) {
-    const m = /^rules\.(\d{1,5})\.(\w+)$/.exec(key);
-    if (!m || !(RULE_FIELDS as readonly string[]).includes(m[2]!)) continue;
-    const index = Number(m[1]);
-    const row = rows.get(index) ?? blankRule();
-    row[m[2] as keyof RuleRow] = str(key);
-    rows.set(index, row);
-  }
-  const rules = [...rows.entries()].sort(([a], [b]) => a - b).map(([, row]) => row);
+  const rules = rulesOfBody(body);
   return {
     text,
     rulesMode: str("rulesMode") === "starter" ? "starter" : "explicit",
@@ -74,6 +59,44 @@ export function valuesOfForm(body: Record<string, unknown>): GroupFormValues {
     restrictToRoutes: str("restrictToRoutes") === "true",
     icmpProhibited: str("icmpProhibited") === "true",
   };
+}
+
+/** The rule rows of a submitted form (flat keys "rules.3.to"), in row order. */
+export function rulesOfBody(body: Record<string, unknown>): RuleRow[] {
+  const rows = new Map<number, RuleRow>();
+  for (const key of Object.keys(body)) {
+    const m = /^rules\.(\d{1,5})\.(\w+)$/.exec(key);
+    if (!m || !(RULE_FIELDS as readonly string[]).includes(m[2]!)) continue;
+    const index = Number(m[1]);
+    const row = rows.get(index) ?? blankRule();
+    row[m[2] as keyof RuleRow] = typeof body[key] === "string" ? (body[key] as string) : "";
+    rows.set(index, row);
+  }
+  return [...rows.entries()].sort(([x], [y]) => x - y).map(([, row]) => row);
+}
+
+/** A stored rule as a form row. */
+export function rowOfRule(r: Rule): RuleRow {
+  return { action: r.action, direction: r.direction ?? "outbound", to: r.to, proto: r.proto, ports: r.ports ?? "", description: r.description ?? "" };
+}
+
+/** The rows that are rules (blank ones skipped) as the API takes them, and which row each came from. */
+export function rulesOfRows(rows: readonly RuleRow[]): { rules: Record<string, unknown>[]; ruleRows: number[] } {
+  const rules: Record<string, unknown>[] = [];
+  const ruleRows: number[] = [];
+  rows.forEach((row, index) => {
+    if (isBlankRule(row)) return;
+    ruleRows.push(index);
+    rules.push({
+      action: row.action,
+      ...(row.direction === "inbound" ? { direction: "inbound" } : {}),
+      to: row.to.trim(),
+      proto: row.proto,
+      ...(row.ports.trim() ? { ports: row.ports.trim() } : {}),
+      ...(row.description.trim() ? { description: row.description.trim() } : {}),
+    });
+  });
+  return { rules, ruleRows };
 }
 
 /** A row the operator left empty (the spare rows the form offers): not a rule. */
@@ -88,29 +111,22 @@ export interface PolicyPatch {
 /** The merge patch the form stands for: every field it shows is set, or removed (null) when blank. */
 export function patchOfValues(v: GroupFormValues): PolicyPatch {
   const patch: Record<string, unknown> = {};
-  for (const f of LIST_FIELDS) patch[f] = splitList(v.text[f] ?? "");
+  for (const f of LIST_FIELDS) {
+    const list = splitList(v.text[f] ?? "");
+    // splitDns is optional: blank removes it (routes, excludeRoutes and dns are lists that may be empty).
+    patch[f] = list.length === 0 && f === "splitDns" ? null : list;
+  }
   for (const f of NUMBER_FIELDS) patch[f] = numberOrText(v.text[f] ?? "");
   for (const f of TEXT_FIELDS) {
     const t = (v.text[f] ?? "").trim();
     patch[f] = t === "" ? null : (f === "rateUp" || f === "rateDown") && /^\d+$/.test(t) ? Number(t) : t;
   }
-  const ruleRows: number[] = [];
+  let ruleRows: number[] = [];
   if (v.rulesMode === "starter") patch.rules = null;
   else {
-    const rules: Record<string, unknown>[] = [];
-    v.rules.forEach((row, index) => {
-      if (isBlankRule(row)) return;
-      ruleRows.push(index);
-      rules.push({
-        action: row.action,
-        ...(row.direction === "inbound" ? { direction: "inbound" } : {}),
-        to: row.to.trim(),
-        proto: row.proto,
-        ...(row.ports.trim() ? { ports: row.ports.trim() } : {}),
-        ...(row.description.trim() ? { description: row.description.trim() } : {}),
-      });
-    });
-    patch.rules = rules;
+    const written = rulesOfRows(v.rules);
+    patch.rules = written.rules;
+    ruleRows = written.ruleRows;
   }
   // Absent means the default (restrictToRoutes false, icmpProhibited true): store only a departure from it.
   patch.restrictToRoutes = v.restrictToRoutes ? true : null;
@@ -118,7 +134,7 @@ export function patchOfValues(v: GroupFormValues): PolicyPatch {
   return { patch, ruleRows };
 }
 
-function splitList(text: string): string[] {
+export function splitList(text: string): string[] {
   return text
     .split(/[\n,]/)
     .map((s) => s.trim())
@@ -126,14 +142,17 @@ function splitList(text: string): string[] {
 }
 
 /** Digits become a number; anything else is passed on as text, so the schema names the problem. */
-function numberOrText(text: string): number | string | null {
+export function numberOrText(text: string): number | string | null {
   const t = text.trim();
   if (t === "") return null;
   return /^-?\d+$/.test(t) ? Number(t) : t;
 }
 
 /** Problems by form field name ("mtu", "routes", "rules.4.to"); those without a field under "". */
-export function fieldErrors(details: readonly ProblemDetail[], ruleRows: readonly number[]): Map<string, string[]> {
+/** The group form's fields that show their own problems (the rest go to the summary above the form). */
+const GROUP_FORM_FIELDS: readonly string[] = [...LIST_FIELDS, ...NUMBER_FIELDS, ...TEXT_FIELDS, "rules"];
+
+export function fieldErrors(details: readonly ProblemDetail[], ruleRows: readonly number[], form: { lists: readonly string[]; fields: readonly string[] } = { lists: LIST_FIELDS, fields: GROUP_FORM_FIELDS }): Map<string, string[]> {
   const errors = new Map<string, string[]>();
   const add = (field: string, message: string) => errors.set(field, [...(errors.get(field) ?? []), message]);
   for (const d of details) {
@@ -142,10 +161,13 @@ export function fieldErrors(details: readonly ProblemDetail[], ruleRows: readonl
     if (head === "rules" && second !== undefined && /^\d+$/.test(second)) {
       const row = ruleRows[Number(second)] ?? Number(second);
       add(third && (RULE_FIELDS as readonly string[]).includes(third) ? `rules.${row}.${third}` : `rules.${row}`, d.message);
-    } else if (head && (LIST_FIELDS as readonly string[]).includes(head) && second !== undefined) {
+    } else if (head && form.lists.includes(head) && second !== undefined) {
       add(head, `entry ${Number(second) + 1}: ${d.message}`);
+    } else if (head && form.fields.includes(head)) {
+      add(head, d.message);
     } else {
-      add(head ?? "", d.message);
+      // A problem of no field the form shows (a policy test the change breaks): in the summary, with its path.
+      add("", d.path ? `${d.path}: ${d.message}` : d.message);
     }
   }
   return errors;

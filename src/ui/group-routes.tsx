@@ -2,7 +2,7 @@
 import { Hono, type Context } from "hono";
 import type { GwError } from "../errors.ts";
 import { fieldErrors, patchOfValues, valuesOfForm, valuesOfPolicy, type GroupFormValues } from "./group-form.ts";
-import { traceGroup, traceQuerySchema } from "./group-trace.ts";
+import { traceFromQuery } from "./trace-form.ts";
 import { GroupPage } from "./pages/group.tsx";
 import { GroupsPage } from "./pages/groups.tsx";
 import { actorOf } from "./session-guard.ts";
@@ -24,13 +24,7 @@ function renderGroup(c: C, name: string, form?: { values: GroupFormValues; error
     return c.redirect("/ui/groups", 303);
   }
   const props = { session: c.var.session, group: group.value, values: form?.values ?? valuesOfPolicy(group.value.policy), errors: form?.errors, notice: takeFlash(c) };
-  const q = c.req.query();
-  if (q.peer === undefined) return c.html(<GroupPage {...props} />);
-  const traceForm = { peer: q.peer ?? "", proto: q.proto ?? "tcp", port: q.port ?? "", direction: q.direction ?? "outbound" };
-  const query = traceQuerySchema.safeParse(traceForm);
-  if (!query.success) return c.html(<GroupPage {...props} traceForm={traceForm} traceError={query.error.issues.map((i) => `${i.path.join(".") || "query"}: ${i.message}`).join("; ")} />);
-  const result = traceGroup(group.value.policy, query.data, c.var.control.status().pool?.cidr);
-  return c.html(<GroupPage {...props} traceForm={traceForm} traceResult={result} />);
+  return c.html(<GroupPage {...props} trace={traceFromQuery(c.var.control, c.req.query(), { group: name })} />);
 }
 
 /**

@@ -12,6 +12,11 @@ import type { UiEnv } from "./ui-env.ts";
 /** Events waiting for the next tick beyond this are dropped (a stalled browser must not grow memory). */
 const MAX_QUEUED = 100;
 const ALL_CONNECTIONS = connectionFilterSchema.parse({ limit: 1000 });
+/**
+ * A stream that has sent nothing for this long gets a comment line: the HTTPS server closes a
+ * connection idle for 60 s, and a closed stream is an error (and a reconnect) in the browser.
+ */
+export const KEEPALIVE_MS = 15_000;
 
 /**
  * The pages' live parts, one Server-Sent Events stream per page, a tick per interval:
@@ -19,7 +24,7 @@ const ALL_CONNECTIONS = connectionFilterSchema.parse({ limit: 1000 });
  *  connections: "connections" (the table body in the page's order, with each connection's rate since the last tick; sent when it changed).
  * htmx's SSE extension swaps the HTML in; ui.client.js feeds "rates" to the chart.
  */
-export function liveRoutes(intervalMs: number, logins: LoginHistory) {
+export function liveRoutes(intervalMs: number, logins: LoginHistory, keepaliveMs = KEEPALIVE_MS) {
   return new Hono<UiEnv>().get("/live", (c) => {
     const control = c.var.control;
     const session = c.var.session;
@@ -42,6 +47,7 @@ export function liveRoutes(intervalMs: number, logins: LoginHistory) {
       });
       let last = { t: Date.now(), ...totals(control.status().traffic) };
       let lastRows = "";
+      let lastWriteAt = Date.now();
       try {
         while (!aborted) {
           await new Promise<void>((resolve) => {
@@ -65,7 +71,13 @@ export function liveRoutes(intervalMs: number, logins: LoginHistory) {
             const rows = control.connections.list(ALL_CONNECTIONS).items.filter((conn) => (user === undefined ? matchesFilter(conn, q) : conn.user === user));
             const perConnection = rates.update(rows, Date.now());
             const html = await (<ConnectionRows session={session} connections={sortConnections(rows, sort, perConnection)} rates={perConnection} userLinks={user === undefined} />).toString();
-            if (html !== lastRows) await stream.writeSSE({ event: "connections", data: html });
+            if (html !== lastRows) {
+              await stream.writeSSE({ event: "connections", data: html });
+              lastWriteAt = Date.now();
+            } else if (Date.now() - lastWriteAt >= keepaliveMs) {
+              await stream.write(": keepalive\n\n");
+              lastWriteAt = Date.now();
+            }
             lastRows = html;
           }
         }

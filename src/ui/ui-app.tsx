@@ -28,6 +28,8 @@ export interface UiOptions {
   sessionLimits?: UiSessionLimits;
   /** How often the live parts update. */
   liveIntervalMs?: number;
+  /** After how long without news a live stream sends a comment (keeps the connection from idling out). */
+  liveKeepaliveMs?: number;
   /** The server certificate's notAfter (ms), for the dashboard's warning. */
   certificateExpiresAt?: number;
   /** Host checks worth a dashboard warning (IP forwarding), run at each dashboard load. */
@@ -75,7 +77,7 @@ export function createUiApp(control: ControlPlane, o: UiOptions = {}): Hono<UiEn
     const status = control.status();
     return c.html(<DashboardPage session={c.var.session} status={status} events={recent.list()} warnings={warningsOf(status, now(), o.certificateExpiresAt, o.hostChecks?.() ?? [])} logins={logins.lastHour()} />);
   });
-  app.route("/", liveRoutes(o.liveIntervalMs ?? 1000, logins));
+  app.route("/", liveRoutes(o.liveIntervalMs ?? 1000, logins, o.liveKeepaliveMs));
   app.get("/connections", (c) => {
     const q = (c.req.query("q") ?? "").slice(0, 64);
     const sort = parseSort(c.req.query("sort"), c.req.query("dir"));

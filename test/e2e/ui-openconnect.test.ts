@@ -3,13 +3,16 @@
  * namespace, Debian's openconnect in the client's. The first admin signs in with the password
  * gw serve printed; a session appears in the live table without a reload; the chart and rates
  * move while ping traffic flows; Disconnect ends openconnect; a user made in the UI logs in with
- * openconnect; a bad rule is shown beside its field; a read admin cannot change anything; no
- * console errors. Screenshots go to test-output/ui-openconnect/ for a reviewer.
+ * openconnect; a user's and an admin's one-time codes are enrolled (QR shown once) and the admin
+ * then signs in with a code; a bad rule is shown beside its field; a read admin cannot change
+ * anything; no console errors. Screenshots go to test-output/ui-openconnect/ for a reviewer.
  */
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { chmodSync, existsSync, mkdirSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { chromium, type Browser, type BrowserContext, type Page } from "playwright-core";
+import { base32Decode, totpCode } from "../../src/control/auth/totp.ts";
+import { unwrap } from "../../src/errors.ts";
 import { provision, repoRoot, startGw, tempDir, type RunningGw } from "../harness/gateway.ts";
 import { startOpenconnect, waitForScript } from "../harness/openconnect.ts";
 import { e2eAvailable } from "../harness/preconditions.ts";
@@ -17,6 +20,8 @@ import { ProcessGroup } from "../harness/processes.ts";
 import { createTopology, type Topology } from "../harness/topology.ts";
 
 const CHROMIUM = "/usr/bin/chromium";
+/** The code an authenticator app with this base32 secret shows at `at`. */
+const codeAt = (secret: string, at: number) => totpCode(unwrap(base32Decode(secret.trim())), at);
 const SHOTS = join(repoRoot, "test-output", "ui-openconnect");
 const UI = "https://127.0.0.1:8443/ui";
 /** Every page of the navigation. */
@@ -37,8 +42,10 @@ describe.skipIf(!e2eAvailable() || !existsSync(CHROMIUM))("web UI with real open
   const problems: string[] = [];
 
   const watch = (p: Page, into: string[]) => {
-    p.on("console", (m) => void (m.type() === "error" && into.push(`console: ${m.text()}`)));
-    p.on("pageerror", (e) => into.push(`page error: ${e.message}`));
+    // Each problem names the page it happened on and when, so a rare one says where to look.
+    const at = () => `${new Date().toISOString().slice(11, 23)} on ${p.url()}`;
+    p.on("console", (m) => void (m.type() === "error" && into.push(`console: ${m.text()} (${at()})`)));
+    p.on("pageerror", (e) => into.push(`page error: ${e.message} (${at()})`));
     p.on("response", (r) => void (r.status() >= 400 && into.push(`${r.status()} ${r.request().method()} ${r.url()}`)));
     // Disconnect and delete ask first (data-confirm): say yes.
     p.on("dialog", (d) => void d.accept());
@@ -142,6 +149,15 @@ describe.skipIf(!e2eAvailable() || !existsSync(CHROMIUM))("web UI with real open
     await shot(page, "4-user-carol");
     oc.child.kill("SIGINT");
     await oc.exited;
+    // One-time codes for carol: the QR code is shown once, and it renders under the page's CSP.
+    await page.goto(`${UI}/users?q=carol`);
+    await page.locator("tbody tr", { hasText: "carol" }).getByRole("button", { name: "Enrol OTP" }).click();
+    const qr = page.getByRole("img", { name: "QR code for carol's authenticator app" });
+    await qr.waitFor();
+    expect(await qr.evaluate((img) => (img as HTMLImageElement).naturalWidth)).toBeGreaterThan(0);
+    await shot(page, "4b-user-carol-otp");
+    await page.goto(`${UI}/users?q=carol`);
+    await page.locator("tbody tr", { hasText: "carol" }).getByRole("button", { name: "Reset OTP" }).waitFor();
   }, 60_000);
 
   test("a group rule with a bad network is shown beside its field and nothing is saved", async () => {
@@ -158,7 +174,7 @@ describe.skipIf(!e2eAvailable() || !existsSync(CHROMIUM))("web UI with real open
     await page.getByLabel("Rule 1 address or network").fill("198.51.100.0/24");
     await page.getByRole("button", { name: "Save group" }).click();
     await page.getByText("Group staff saved").waitFor();
-    await page.locator("#t-peer").fill("198.51.100.2");
+    await page.locator("#t-to").fill("198.51.100.2");
     await page.locator("#t-proto").selectOption("icmp");
     await page.getByRole("button", { name: "Trace" }).click();
     await page.locator("#trace-result", { hasText: "allowed by rule 1" }).waitFor();
@@ -204,6 +220,12 @@ describe.skipIf(!e2eAvailable() || !existsSync(CHROMIUM))("web UI with real open
     await page.getByLabel("Password (at least 8 characters)").fill("rita-pass-1234");
     await page.getByRole("button", { name: "Add admin" }).click();
     await page.getByText("Admin rita added (read).").waitFor();
+    // rita gets one-time codes: the QR code once, then a code from the "app" checks it.
+    await page.locator("tbody tr", { hasText: "rita" }).getByRole("button", { name: "Enrol OTP" }).click();
+    const secret = (await page.locator(".qr code").textContent()) ?? "";
+    await page.getByLabel("The code the app shows now").fill(codeAt(secret, Date.now()));
+    await page.getByRole("button", { name: "Check code" }).click();
+    await page.getByText("The code is right: rita signs in with a one-time code from now on.").waitFor();
 
     const reader = await browser.newContext({ ignoreHTTPSErrors: true, viewport: { width: 1280, height: 800 } });
     const rp = await reader.newPage();
@@ -212,6 +234,11 @@ describe.skipIf(!e2eAvailable() || !existsSync(CHROMIUM))("web UI with real open
     await rp.goto(`${UI}/sign-in`);
     await rp.getByLabel("Name").fill("rita");
     await rp.getByLabel("Password").fill("rita-pass-1234");
+    await rp.getByRole("button", { name: "Sign in", exact: true }).click();
+    // The password alone is not enough: the form asks for the code (the next one: the check spent the current).
+    await rp.getByText("enter the 6-digit code from your authenticator app").waitFor();
+    await rp.getByLabel("Password").fill("rita-pass-1234");
+    await rp.getByLabel("One-time code").fill(codeAt(secret, Date.now() + 30_000));
     await rp.getByRole("button", { name: "Sign in", exact: true }).click();
     await rp.getByText("rita (read only)").waitFor();
     for (const path of PAGES) {

@@ -31,4 +31,16 @@ describe("gw admin", () => {
     expect(actions).toContain("admin.create olga");
     expect(actions).toContain("admin.delete olga");
   }, 60_000); // about fifteen CLI runs
+
+  test("otp enroll prints the secret once (the account then needs a code), reset removes it", () => {
+    expect(gw(["admin", "add", "tess", "--role", "read", "--password-stdin"], "tess-pass-12345\n").code).toBe(0);
+    const enrolled = JSON.parse(gw(["admin", "otp", "enroll", "tess", "--json"]).stdout) as { admin: string; secret: string; uri: string };
+    expect(enrolled.admin).toBe("tess");
+    expect(enrolled.secret).toMatch(/^[A-Z2-7]{16,}$/);
+    expect(enrolled.uri).toStartWith("otpauth://totp/");
+    expect((JSON.parse(gw(["admin", "list", "--json"]).stdout) as { name: string; otp: { enrolled: boolean } }[]).find((a) => a.name === "tess")?.otp.enrolled).toBe(true);
+    expect(gw(["admin", "otp", "enroll", "tess"]).stderr).toContain("otp_already_enrolled");
+    expect(gw(["admin", "otp", "reset", "tess"]).code).toBe(0);
+    expect(gw(["admin", "otp", "reset", "tess"]).stderr).toContain("otp_not_enrolled");
+  }, 30_000);
 });

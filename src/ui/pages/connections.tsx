@@ -1,7 +1,7 @@
 /** @jsxImportSource hono/jsx */
 import type { ConnectionView } from "../../control/connections.ts";
-import type { ConnectionRate, ConnectionSort, SortKey } from "../connection-rates.ts";
-import { formatBytes, formatRate, formatTime } from "../format.ts";
+import { totalDrops, type ConnectionRate, type ConnectionSort, type SortKey } from "../connection-rates.ts";
+import { formatBits, formatBytes, formatRate, formatTime } from "../format.ts";
 import { ActionButton, Page } from "../layout.tsx";
 import type { UiSession } from "../ui-sessions.ts";
 import { Notices } from "./notices.tsx";
@@ -22,8 +22,22 @@ const COLUMNS: [SortKey, string, boolean][] = [
   ["since", "Since", false],
   ["in", "From client", true],
   ["out", "To client", true],
-  ["rate", "Rate in / out", true],
+  ["rate", "Rate in / out (limit up / down)", true],
+  ["drops", "Dropped by policy", true],
 ];
+
+/** The session's effective limits (the policy's, lowered by a quota's throttle), when it has any. */
+function limits(c: ConnectionView): string {
+  if (c.rateUp === null && c.rateDown === null) return "";
+  return ` (limit ${c.rateUp === null ? "none" : formatBits(c.rateUp)} / ${c.rateDown === null ? "none" : formatBits(c.rateDown)})`;
+}
+
+/** "0", or the total and each reason: "5: policy_denied 3, rate_limited_up 2". */
+function drops(c: ConnectionView): string {
+  const reasons = Object.entries(c.drops).filter(([, n]) => n > 0);
+  const total = totalDrops(c);
+  return reasons.length ? `${total}: ${reasons.map(([reason, n]) => `${reason} ${n}`).join(", ")}` : "0";
+}
 
 export function ConnectionRows({ session, connections, rates, userLinks = true }: { session: UiSession; connections: ConnectionView[]; rates?: ReadonlyMap<string, ConnectionRate>; userLinks?: boolean }) {
   const canChange = session.principal.role === "admin";
@@ -50,7 +64,8 @@ export function ConnectionRows({ session, connections, rates, userLinks = true }
             <td>{formatTime(c.connectedSince ?? c.loginAt)}</td>
             <td class="num">{formatBytes(c.bytesIn)}</td>
             <td class="num">{formatBytes(c.bytesOut)}</td>
-            <td class="num rate">{rate ? `${formatRate(rate.in)} / ${formatRate(rate.out)}` : "—"}</td>
+            <td class="num rate">{`${rate ? `${formatRate(rate.in)} / ${formatRate(rate.out)}` : "—"}${limits(c)}`}</td>
+            <td class="num drops-cell">{drops(c)}</td>
             {canChange && (
               <td>
                 <ActionButton session={session} action={`/ui/connections/${encodeURIComponent(c.id)}/kill`} label="Disconnect" danger confirm={`Disconnect ${c.user} (${c.address ?? c.id})?`} />

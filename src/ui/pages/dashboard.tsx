@@ -40,6 +40,16 @@ export function warningsOf(status: Status, now: number, certificateExpiresAt?: n
   return warnings;
 }
 
+/** The policy drops listed on the dashboard (the busiest; /metrics has them all). */
+const TOP_POLICY_DROPS = 8;
+
+/** A policy drop's cause as /metrics labels it (a group rule's 0-based index, or why no rule decided), in words. */
+function causeText(rule: string): string {
+  if (/^\d+$/.test(rule)) return `rule ${Number(rule) + 1}`;
+  const words: Record<string, string> = { user_rule: "a user's own rule", no_allow: "no allow rule", outside_routes: "outside the routes", client_to_client: "client to client" };
+  return words[rule] ?? rule;
+}
+
 function Card({ label, value, id }: { label: string; value: string; id?: string }) {
   return (
     <div class="card" id={id}>
@@ -54,6 +64,7 @@ export function LiveStats({ status, rates, logins }: { status: Status; rates?: R
   const s = status.sessions;
   const share = s.connected > 0 ? `${Math.round((s.dtls / s.connected) * 100)}% DTLS / ${Math.round((s.cstp / s.connected) * 100)}% CSTP` : "—";
   const drops = Object.entries(status.drops).filter(([, n]) => n > 0);
+  const policyDrops = status.policyDrops.filter((d) => d.drops > 0).sort((a, b) => b.drops - a.drops).slice(0, TOP_POLICY_DROPS);
   return (
     <div class="cards">
       <Card id="live-sessions" label="Live sessions" value={String(s.connected)} />
@@ -72,6 +83,18 @@ export function LiveStats({ status, rates, logins }: { status: Status; rates?: R
           <ul class="drops">
             {drops.map(([reason, n]) => (
               <li>{`${reason}: ${n}`}</li>
+            ))}
+          </ul>
+        )}
+      </div>
+      <div class="card" id="policy-drops">
+        <div class="label">Policy drops by group and rule</div>
+        {policyDrops.length === 0 ? (
+          <div class="value">0</div>
+        ) : (
+          <ul class="drops">
+            {policyDrops.map((d) => (
+              <li>{`${d.group || "(no group)"} ${causeText(d.rule)}: ${d.drops}`}</li>
             ))}
           </ul>
         )}

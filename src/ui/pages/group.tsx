@@ -1,12 +1,12 @@
 /** @jsxImportSource hono/jsx */
-import type { Child } from "hono/jsx";
 import type { GroupView } from "../../control/groups.ts";
-import { protocols } from "../../firewall/rule.ts";
-import type { TraceResult } from "../../firewall/trace.ts";
 import { blankRule, isBlankRule, type GroupFormValues } from "../group-form.ts";
-import type { TraceForm } from "../group-trace.ts";
+import type { TraceOutcome } from "../trace-form.ts";
 import { ActionButton, CsrfField, Page } from "../layout.tsx";
 import type { UiSession } from "../ui-sessions.ts";
+import { FieldErrors, RefusedSummary } from "./field-errors.tsx";
+import { Fieldset, ListField, RulesTable, TextField } from "./policy-fields.tsx";
+import { TraceBox } from "./trace-box.tsx";
 
 /** Spare empty rule rows offered below the existing ones (blank rows are ignored on save). */
 const SPARE_RULES = 2;
@@ -18,105 +18,8 @@ export interface GroupPageProps {
   /** Problems by field name (see group-form.ts fieldErrors); "" holds those without a field. */
   errors?: Map<string, string[]>;
   notice?: string;
-  traceForm?: TraceForm;
-  traceResult?: TraceResult;
-  traceError?: string;
-}
-
-const fieldId = (name: string) => `f-${name.replace(/\./g, "-")}`;
-
-/** The problems of one field, right after it; the input points at them with aria-describedby. */
-function FieldErrors({ name, errors }: { name: string; errors?: Map<string, string[]> }) {
-  const list = errors?.get(name);
-  if (!list?.length) return null;
-  return (
-    <span class="field-error" id={`${fieldId(name)}-error`} role="alert">
-      {list.join("; ")}
-    </span>
-  );
-}
-
-function invalid(name: string, errors?: Map<string, string[]>) {
-  return errors?.get(name)?.length ? { "aria-invalid": "true", "aria-describedby": `${fieldId(name)}-error` } : {};
-}
-
-function TextField(props: { name: string; label: string; values: GroupFormValues; errors?: Map<string, string[]>; hint?: string; inputmode?: "numeric" }) {
-  return (
-    <label for={fieldId(props.name)}>
-      {props.label}
-      {props.hint && <span class="muted hint">{props.hint}</span>}
-      <input id={fieldId(props.name)} name={props.name} value={props.values.text[props.name] ?? ""} inputmode={props.inputmode} autocomplete="off" {...invalid(props.name, props.errors)} />
-      <FieldErrors name={props.name} errors={props.errors} />
-    </label>
-  );
-}
-
-function ListField(props: { name: string; label: string; values: GroupFormValues; errors?: Map<string, string[]>; hint: string }) {
-  return (
-    <label for={fieldId(props.name)}>
-      {props.label}
-      <span class="muted hint">{props.hint}</span>
-      <textarea id={fieldId(props.name)} name={props.name} rows={3} {...invalid(props.name, props.errors)}>
-        {props.values.text[props.name] ?? ""}
-      </textarea>
-      <FieldErrors name={props.name} errors={props.errors} />
-    </label>
-  );
-}
-
-function Select(props: { name: string; label: string; value: string; options: readonly string[]; errors?: Map<string, string[]> }) {
-  return (
-    <label for={fieldId(props.name)}>
-      <span class="sr-only">{props.label}</span>
-      <select id={fieldId(props.name)} name={props.name} {...invalid(props.name, props.errors)}>
-        {props.options.map((o) => (
-          <option value={o} selected={o === props.value}>
-            {o}
-          </option>
-        ))}
-      </select>
-    </label>
-  );
-}
-
-function RuleRowInputs({ index, row, errors }: { index: number; row: ReturnType<typeof blankRule>; errors?: Map<string, string[]> }) {
-  const n = (f: string) => `rules.${index}.${f}`;
-  const input = (f: "to" | "ports" | "description", label: string, placeholder: string) => (
-    <label for={fieldId(n(f))}>
-      <span class="sr-only">{`Rule ${index + 1} ${label}`}</span>
-      <input id={fieldId(n(f))} name={n(f)} value={row[f]} placeholder={placeholder} autocomplete="off" {...invalid(n(f), errors)} />
-      <FieldErrors name={n(f)} errors={errors} />
-    </label>
-  );
-  return (
-    <tr>
-      <td class="num">{String(index + 1)}</td>
-      <td>
-        <Select name={n("action")} label={`Rule ${index + 1} action`} value={row.action} options={["allow", "deny"]} errors={errors} />
-      </td>
-      <td>
-        <Select name={n("direction")} label={`Rule ${index + 1} direction`} value={row.direction} options={["outbound", "inbound"]} errors={errors} />
-      </td>
-      <td>{input("to", "address or network", "198.51.100.0/24")}</td>
-      <td>
-        <Select name={n("proto")} label={`Rule ${index + 1} protocol`} value={row.proto} options={protocols} errors={errors} />
-      </td>
-      <td>{input("ports", "ports", "443 or 8000-8080")}</td>
-      <td>
-        {input("description", "description", "")}
-        <FieldErrors name={`rules.${index}`} errors={errors} />
-      </td>
-    </tr>
-  );
-}
-
-function Fieldset({ legend, children }: { legend: string; children?: Child }) {
-  return (
-    <fieldset class="panel">
-      <legend>{legend}</legend>
-      <div class="grid-form">{children}</div>
-    </fieldset>
-  );
+  /** The trace the page was asked for, answered. */
+  trace?: TraceOutcome;
 }
 
 /** One group: every policy field as a form (read-only accounts see it disabled, without buttons), and the policy trace. */
@@ -127,8 +30,6 @@ export function GroupPage(props: GroupPageProps) {
   // A refused form comes back with the spare rows it was sent: drop the empty ones at the end before adding fresh spares.
   while (rows.length > 0 && isBlankRule(rows.at(-1)!)) rows.pop();
   if (canChange) for (let i = 0; i < SPARE_RULES; i++) rows.push(blankRule());
-  const general = errors?.get("");
-  const problems = errors ? [...errors.values()].reduce((n, l) => n + l.length, 0) : 0;
   return (
     <Page title={`Group ${group.name}`} session={session} current="/ui/groups">
       <p>
@@ -140,19 +41,15 @@ export function GroupPage(props: GroupPageProps) {
           {props.notice}
         </p>
       )}
-      {problems > 0 && (
-        <p class="notice error" role="alert">
-          {`Nothing was saved: ${problems} problem(s), shown next to the fields.`}
-          {general?.length ? ` ${general.join("; ")}` : ""}
-        </p>
-      )}
+      <RefusedSummary errors={errors} />
       <form method="post" action={`/ui/groups/${encodeURIComponent(group.name)}`} class="group-form">
         {canChange && <CsrfField session={session} />}
         <fieldset disabled={!canChange} class="plain">
           <Fieldset legend="Routes and DNS">
-            <ListField name="routes" label="Routes (split include)" hint="one network per line; none: all traffic" values={values} errors={errors} />
+            <ListField name="routes" label="Routes (split include)" hint="one network per line, IPv4 or IPv6; none: all traffic" values={values} errors={errors} />
             <ListField name="excludeRoutes" label="Excluded routes" hint="one network per line" values={values} errors={errors} />
-            <ListField name="dns" label="DNS servers" hint="up to 3 IPv4 addresses" values={values} errors={errors} />
+            <ListField name="dns" label="DNS servers" hint="up to 3, IPv4 or IPv6" values={values} errors={errors} />
+            <ListField name="splitDns" label="Split-DNS domains" hint="resolved through the tunnel's DNS only; one per line" values={values} errors={errors} />
             <TextField name="defaultDomain" label="Default domain" values={values} errors={errors} />
           </Fieldset>
           <Fieldset legend="Tunnel and timeouts">
@@ -193,32 +90,17 @@ export function GroupPage(props: GroupPageProps) {
               </label>
             </div>
             <FieldErrors name="rules" errors={errors} />
-            <div class="scroll-x">
-            <table class="rules">
-              <caption class="muted">Deny wins over allow; the first matching rule is named in traces. Rows left empty are ignored.</caption>
-              <thead>
-                <tr>
-                  <th scope="col" class="num">#</th>
-                  <th scope="col">Action</th>
-                  <th scope="col">Direction</th>
-                  <th scope="col">Address or network</th>
-                  <th scope="col">Protocol</th>
-                  <th scope="col">Ports</th>
-                  <th scope="col">Description</th>
-                </tr>
-              </thead>
-              <tbody>
-                {rows.map((row, index) => (
-                  <RuleRowInputs index={index} row={row} errors={errors} />
-                ))}
-              </tbody>
-            </table>
-            </div>
+            <RulesTable rows={rows} errors={errors} caption="Deny wins over allow; the first matching rule is named in traces. Rows left empty are ignored." />
           </fieldset>
         </fieldset>
         {canChange && <button type="submit">Save group</button>}
       </form>
-      <TraceBox {...props} />
+      <TraceBox
+        action={`/ui/groups/${encodeURIComponent(group.name)}`}
+        outcome={props.trace}
+        askUser
+        intro="Which rule decides a member's packet, from the saved policy (and the user's own rules, when you name one), as the firewall compiles it: the answer of gw policy trace."
+      />
       {canChange && (
         <section class="panel" aria-labelledby="delete-title">
           <h2 id="delete-title">Delete</h2>
@@ -230,60 +112,5 @@ export function GroupPage(props: GroupPageProps) {
         </section>
       )}
     </Page>
-  );
-}
-
-/** "Can a member reach 198.51.100.10 tcp/22?": a GET form, so it works for read-only accounts too. */
-function TraceBox(props: GroupPageProps) {
-  const q = props.traceForm ?? { peer: "", proto: "tcp", port: "", direction: "outbound" };
-  const r = props.traceResult;
-  return (
-    <section class="panel" aria-labelledby="trace-title">
-      <h2 id="trace-title">Policy trace</h2>
-      <p class="muted">Which rule decides a member's packet, from the saved policy, as the firewall compiles it.</p>
-      <form class="toolbar" method="get" action={`/ui/groups/${encodeURIComponent(props.group.name)}`}>
-        <label for="t-peer">
-          Address
-          <input id="t-peer" name="peer" value={q.peer} placeholder="198.51.100.10" autocomplete="off" required />
-        </label>
-        <label for="t-proto">
-          Protocol
-          <select id="t-proto" name="proto">
-            {protocols.map((p) => (
-              <option value={p} selected={p === q.proto}>
-                {p}
-              </option>
-            ))}
-          </select>
-        </label>
-        <label for="t-port">
-          Port
-          <input id="t-port" name="port" value={q.port} inputmode="numeric" autocomplete="off" />
-        </label>
-        <label for="t-direction">
-          Direction
-          <select id="t-direction" name="direction">
-            {(["outbound", "inbound"] as const).map((d) => (
-              <option value={d} selected={d === q.direction}>
-                {d}
-              </option>
-            ))}
-          </select>
-        </label>
-        <button type="submit" class="secondary">
-          Trace
-        </button>
-      </form>
-      {props.traceError && (
-        <p class="field-error" role="alert">
-          {props.traceError}
-        </p>
-      )}
-      {r && (
-        <p class={r.allowed ? "trace allowed" : "trace denied"} role="status" id="trace-result">
-          <strong>{r.allowed ? "Allowed" : "Denied"}</strong>: {r.reason}
-        </p>
-      )}
-    </section>
   );
 }

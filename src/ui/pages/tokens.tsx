@@ -3,13 +3,15 @@ import type { CreatedToken, TokenView } from "../../control/tokens.ts";
 import { formatTime } from "../format.ts";
 import { ActionButton, CsrfField, Page } from "../layout.tsx";
 import type { UiSession } from "../ui-sessions.ts";
+import { FieldErrors, fieldId, invalidAttrs, RefusedSummary, type FieldProblems } from "./field-errors.tsx";
 import { Notices } from "./notices.tsx";
 
 /** The server's own token for the local CLI (api.json): replaced at every start, not the operator's to revoke. */
 const INTERNAL = "local-cli";
 
 /** API tokens: never their secrets (only hashes are stored); create (secret shown once) and revoke. */
-export function TokensPage({ session, tokens, notice, error }: { session: UiSession; tokens: TokenView[]; notice?: string; error?: string }) {
+export function TokensPage(props: { session: UiSession; tokens: TokenView[]; notice?: string; error?: string; errors?: FieldProblems; typed?: { name: string; scope: string; days: string } }) {
+  const { session, tokens, notice, error, errors, typed } = props;
   const canChange = session.principal.role === "admin";
   return (
     <Page title="API tokens" session={session} current="/ui/tokens">
@@ -49,22 +51,26 @@ export function TokensPage({ session, tokens, notice, error }: { session: UiSess
       {canChange && (
         <section class="panel" aria-labelledby="new-token">
           <h2 id="new-token">New token</h2>
+          <RefusedSummary errors={errors} />
           <form class="stack" method="post" action="/ui/tokens">
             <CsrfField session={session} />
-            <label>
+            <label for={fieldId("name")}>
               Name
-              <input name="name" required autocomplete="off" />
+              <input id={fieldId("name")} name="name" required autocomplete="off" value={typed?.name ?? ""} {...invalidAttrs("name", errors)} />
+              <FieldErrors name="name" errors={errors} />
             </label>
-            <label>
+            <label for={fieldId("scope")}>
               Scope
-              <select name="scope">
-                <option value="read">read: look only</option>
-                <option value="admin">admin: change things</option>
+              <select id={fieldId("scope")} name="scope" {...invalidAttrs("scope", errors)}>
+                <option value="read" selected={typed?.scope !== "admin"}>read: look only</option>
+                <option value="admin" selected={typed?.scope === "admin"}>admin: change things</option>
               </select>
+              <FieldErrors name="scope" errors={errors} />
             </label>
-            <label>
+            <label for={fieldId("days")}>
               Expires after (days; blank: never)
-              <input name="days" inputmode="numeric" autocomplete="off" />
+              <input id={fieldId("days")} name="days" inputmode="numeric" autocomplete="off" value={typed?.days ?? ""} {...invalidAttrs("days", errors)} />
+              <FieldErrors name="days" errors={errors} />
             </label>
             <button type="submit">Create token</button>
           </form>

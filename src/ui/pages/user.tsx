@@ -5,10 +5,16 @@ import type { UsageReport } from "../../control/usage/usage-views.ts";
 import type { UserView } from "../../control/users.ts";
 import { formatBytes, formatTime } from "../format.ts";
 import { CsrfField, Page } from "../layout.tsx";
+import type { TraceOutcome } from "../trace-form.ts";
 import type { UiSession } from "../ui-sessions.ts";
 import { AuditTable } from "./audit.tsx";
 import { ConnectionHead, ConnectionRows } from "./connections.tsx";
 import { Notices } from "./notices.tsx";
+import { blankRule, isBlankRule } from "../group-form.ts";
+import type { UserFormValues } from "../user-form.ts";
+import { FieldErrors, RefusedSummary, type FieldProblems } from "./field-errors.tsx";
+import { Fieldset, ListField, RulesTable, TextField } from "./policy-fields.tsx";
+import { TraceBox } from "./trace-box.tsx";
 
 export interface UserPageProps {
   session: UiSession;
@@ -20,10 +26,65 @@ export interface UserPageProps {
   audit: AuditEntry[];
   notice?: string;
   error?: string;
+  /** The form: the stored overrides, or what was typed when a save was refused (with its problems). */
+  values: UserFormValues;
+  errors?: FieldProblems;
+  /** The trace the page was asked for, answered. */
+  trace?: TraceOutcome;
 }
 
-/** One user: facts, groups and route overrides, live sessions, usage per day and quota, audit trail. */
-export function UserPage({ session, user, connections, usage, audit, notice, error }: UserPageProps) {
+/** Spare empty rule rows offered below the user's own rules. */
+const SPARE_RULES = 2;
+
+/** Groups and every override of the group's policy as one form (read-only accounts see it disabled, without a button). */
+function OverridesForm({ session, user, values, errors }: { session: UiSession; user: UserView; values: UserFormValues; errors?: FieldProblems }) {
+  const canChange = session.principal.role === "admin";
+  const rows = [...values.rules];
+  while (rows.length > 0 && isBlankRule(rows.at(-1)!)) rows.pop();
+  if (canChange) for (let i = 0; i < SPARE_RULES; i++) rows.push(blankRule());
+  return (
+    <section class="panel" aria-labelledby="edit-title">
+      <h2 id="edit-title">Groups and overrides</h2>
+      <p class="muted">Blank: the group's value applies. Changes apply from the user's next login (their own rules and limits at once).</p>
+      <RefusedSummary errors={errors} />
+      <form method="post" action={`/ui/users/${encodeURIComponent(user.name)}/edit`} class="group-form">
+        {canChange && <CsrfField session={session} />}
+        <fieldset disabled={!canChange} class="plain">
+          <Fieldset legend="Groups and routes">
+            <ListField name="groups" label="Groups" hint="one per line; the first is the default at login" values={values} errors={errors} />
+            <ListField name="routes" label="Routes added to the group's" hint="one network per line" values={values} errors={errors} />
+            <ListField name="excludeRoutes" label="Excluded routes" hint="one network per line" values={values} errors={errors} />
+            <ListField name="dns" label="DNS servers (replace the group's)" hint="up to 3, IPv4 or IPv6" values={values} errors={errors} />
+            <ListField name="splitDns" label="Split-DNS domains (replace the group's)" hint="one per line" values={values} errors={errors} />
+            <TextField name="staticAddress" label="Static address" hint="an address in the pool" values={values} errors={errors} />
+          </Fieldset>
+          <Fieldset legend="Tunnel, timeouts and account">
+            <TextField name="mtu" label="MTU" hint="576-9000" inputmode="numeric" values={values} errors={errors} />
+            <TextField name="dpdSeconds" label="Dead-peer detection (s)" inputmode="numeric" values={values} errors={errors} />
+            <TextField name="keepaliveSeconds" label="Keepalive (s)" inputmode="numeric" values={values} errors={errors} />
+            <TextField name="idleTimeoutSeconds" label="Idle timeout (s)" inputmode="numeric" values={values} errors={errors} />
+            <TextField name="sessionTimeoutSeconds" label="Session timeout (s)" inputmode="numeric" values={values} errors={errors} />
+            <TextField name="maxSessionsPerUser" label="Sessions at once" inputmode="numeric" values={values} errors={errors} />
+            <TextField name="expiresAt" label="Account expires" hint="a date (UTC) or an ISO time" values={values} errors={errors} />
+          </Fieldset>
+          <fieldset class="panel">
+            <legend>Firewall</legend>
+            <div class="grid-form">
+              <TextField name="rateUp" label="Upload limit per session" hint="e.g. 20mbit" values={values} errors={errors} />
+              <TextField name="rateDown" label="Download limit per session" hint="e.g. 100mbit" values={values} errors={errors} />
+            </div>
+            <FieldErrors name="rules" errors={errors} />
+            <RulesTable rows={rows} errors={errors} caption="The user's own rules, after the group's (a deny wins over any allow). Rows left empty are ignored." />
+          </fieldset>
+        </fieldset>
+        {canChange && <button type="submit">Save user</button>}
+      </form>
+    </section>
+  );
+}
+
+/** One user: facts, groups and every override, live sessions, usage per day and quota, a policy trace, audit trail. */
+export function UserPage({ session, user, connections, usage, audit, notice, error, values, errors, trace }: UserPageProps) {
   const canChange = session.principal.role === "admin";
   const base = `/ui/users/${encodeURIComponent(user.name)}`;
   return (
@@ -47,23 +108,7 @@ export function UserPage({ session, user, connections, usage, audit, notice, err
           </tbody>
         </table>
       </section>
-      {canChange && (
-        <section class="panel" aria-labelledby="edit-title">
-          <h2 id="edit-title">Groups and overrides</h2>
-          <form class="stack" method="post" action={`${base}/edit`}>
-            <CsrfField session={session} />
-            <label>
-              Groups (comma-separated)
-              <input name="groups" value={user.groups.join(", ")} autocomplete="off" />
-            </label>
-            <label>
-              Routes override (comma-separated; blank: the group's)
-              <input name="routes" value={user.routes.join(", ")} autocomplete="off" />
-            </label>
-            <button type="submit">Save user</button>
-          </form>
-        </section>
-      )}
+      <OverridesForm session={session} user={user} values={values} errors={errors} />
       <section class="panel" aria-labelledby="sessions-title" hx-ext="sse" sse-connect={`/ui/live?view=connections&user=${encodeURIComponent(user.name)}`}>
         <h2 id="sessions-title">Live sessions</h2>
         <table>
@@ -74,6 +119,14 @@ export function UserPage({ session, user, connections, usage, audit, notice, err
         </table>
       </section>
       <UsageSection usage={usage} />
+      <TraceBox
+        action={base}
+        outcome={trace}
+        askUser={false}
+        groups={user.groups}
+        group={trace?.answer?.group}
+        intro={`Can ${user.name} reach an address? The rule that decides, from their group's policy and their own rules, as the firewall compiles them: the answer of gw policy trace.`}
+      />
       <section class="panel" aria-labelledby="audit-title">
         <h2 id="audit-title">Audit trail</h2>
         {audit.length === 0 ? <p class="muted">No change recorded.</p> : <AuditTable entries={audit} showTarget={false} />}

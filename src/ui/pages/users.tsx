@@ -4,6 +4,7 @@ import type { UserView } from "../../control/users.ts";
 import { formatTime } from "../format.ts";
 import { ActionButton, CsrfField, Page } from "../layout.tsx";
 import type { UiSession } from "../ui-sessions.ts";
+import { FieldErrors, fieldId, invalidAttrs, RefusedSummary, type FieldProblems } from "./field-errors.tsx";
 
 export const USERS_PER_PAGE = 50;
 
@@ -14,6 +15,9 @@ export interface UsersPageProps {
   page: number;
   notice?: string;
   error?: string;
+  /** A refused new user: its problems by field, and what was typed (never the password). */
+  errors?: FieldProblems;
+  typed?: { name: string; groups: string };
 }
 
 /** Users whose name contains q (case-insensitive), one page of them, and how many pages. */
@@ -70,19 +74,23 @@ export function UsersPage(props: UsersPageProps & { pages: number; total: number
       {canChange && (
         <section class="panel" aria-labelledby="new-user">
           <h2 id="new-user">New user</h2>
+          <RefusedSummary errors={props.errors} />
           <form class="stack" method="post" action="/ui/users">
             <CsrfField session={session} />
-            <label>
+            <label for={fieldId("name")}>
               Name
-              <input name="name" required autocomplete="off" />
+              <input id={fieldId("name")} name="name" required autocomplete="off" value={props.typed?.name ?? ""} {...invalidAttrs("name", props.errors)} />
+              <FieldErrors name="name" errors={props.errors} />
             </label>
-            <label>
+            <label for={fieldId("password")}>
               Password
-              <input name="password" type="password" autocomplete="new-password" />
+              <input id={fieldId("password")} name="password" type="password" autocomplete="new-password" {...invalidAttrs("password", props.errors)} />
+              <FieldErrors name="password" errors={props.errors} />
             </label>
-            <label>
+            <label for={fieldId("groups")}>
               Groups (comma-separated)
-              <input name="groups" autocomplete="off" />
+              <input id={fieldId("groups")} name="groups" autocomplete="off" value={props.typed?.groups ?? ""} {...invalidAttrs("groups", props.errors)} />
+              <FieldErrors name="groups" errors={props.errors} />
             </label>
             <button type="submit">Create user</button>
           </form>

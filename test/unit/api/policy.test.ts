@@ -142,6 +142,10 @@ describe("GET /api/v1/policy/trace", () => {
     await f.request("PUT", "/api/v1/users/carol", {});
     const starter = await f.request("GET", "/api/v1/policy/trace?user=carol&to=192.0.2.1&proto=udp&port=53");
     expect(starter.body).toMatchObject({ group: "", allowed: true, decidedBy: "rule", rule: { source: "group", index: 1 } });
+    // An IPv6 peer is judged by the IPv6 tables (the starter rule covers IPv6 too).
+    const v6 = await f.request("GET", "/api/v1/policy/trace?user=carol&to=2001:db8::1&proto=tcp&port=443");
+    expect(v6.status).toBe(200);
+    expect(v6.body).toMatchObject({ allowed: true, decidedBy: "rule", reason: expect.stringContaining("to 2001:db8::1 tcp/443: allowed by rule 1") });
     const client = await f.request("GET", "/api/v1/policy/trace?user=carol&to=10.10.0.7&proto=icmp");
     expect([client.body.allowed, client.body.decidedBy]).toEqual([false, "clientToClient"]);
     expect(client.body.reason).toContain("pool 10.10.0.0/24");

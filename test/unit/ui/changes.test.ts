@@ -14,8 +14,8 @@ describe("web UI changes", () => {
     expect((await f.request("GET", "/ui/users", { cookie })).text).toContain("User bob created.");
 
     const bad = await post("/ui/users", { name: "carol", groups: "nosuchgroup" });
-    expect(bad.status).toBe(400);
-    expect(bad.text).toContain("unknown group nosuchgroup");
+    expect(bad.status).toBe(200);
+    expect(bad.text).toContain('id="f-groups-error" role="alert">no group named nosuchgroup');
 
     expect((await post("/ui/users/bob/disabled", { disabled: "true" })).status).toBe(303);
     expect(control.users.get("bob")).toMatchObject({ ok: true, value: { disabled: true } });
@@ -31,11 +31,13 @@ describe("web UI changes", () => {
     expect(secret).toBeString();
     // Shown once: the users page (and every later page) never carries it again.
     expect((await f.request("GET", "/ui/users", { cookie })).text).not.toContain(secret!);
-    expect((await post("/ui/users/bob/otp")).status).toBe(409);
+    const again = await post("/ui/users/bob/otp");
+    expect([again.status, again.text.includes("already enrolled")]).toEqual([200, true]);
 
     expect((await post("/ui/users/bob/delete")).status).toBe(303);
     expect(control.users.get("bob").ok).toBe(false);
-    expect((await post("/ui/users/bob/delete")).status).toBe(404);
+    const gone = await post("/ui/users/bob/delete");
+    expect([gone.status, gone.text.includes("no user named bob")]).toEqual([200, true]);
 
     const actions = control.audit.list().filter((e) => e.target === "bob").map((e) => [e.actor, e.action]);
     expect(actions).toEqual([

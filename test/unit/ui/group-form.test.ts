@@ -6,6 +6,7 @@ const FULL_FORM = {
   routes: "198.51.100.0/24\n192.0.2.0/25",
   excludeRoutes: "198.51.100.128/25",
   dns: "198.51.100.53",
+  splitDns: "corp.example\nlab.example",
   defaultDomain: "corp.example",
   mtu: "1400",
   dpdSeconds: "30",
@@ -58,6 +59,7 @@ describe("web UI group form", () => {
       routes: ["198.51.100.0/24", "192.0.2.0/25"],
       excludeRoutes: ["198.51.100.128/25"],
       dns: ["198.51.100.53"],
+      splitDns: ["corp.example", "lab.example"],
       defaultDomain: "corp.example",
       mtu: 1400,
       dpdSeconds: 30,
@@ -112,14 +114,57 @@ describe("web UI group form", () => {
   test("the policy trace names the deciding rule of the saved policy", async () => {
     const { f, cookie, post } = await admin();
     await post("/ui/groups/staff", FULL_FORM);
-    const denied = await f.request("GET", "/ui/groups/staff?peer=198.51.100.10&proto=tcp&port=22", { cookie });
+    const denied = await f.request("GET", "/ui/groups/staff?to=198.51.100.10&proto=tcp&port=22", { cookie });
     expect(denied.text).toMatch(/id="trace-result"><strong>Denied<\/strong>: to 198\.51\.100\.10 tcp\/22: denied by rule 1 \(deny tcp 198\.51\.100\.10\/32 port 22 \(no ssh\)\)/);
-    const allowed = await f.request("GET", "/ui/groups/staff?peer=198.51.100.10&proto=tcp&port=443", { cookie });
+    const allowed = await f.request("GET", "/ui/groups/staff?to=198.51.100.10&proto=tcp&port=443", { cookie });
     expect(allowed.text).toContain("<strong>Allowed</strong>: to 198.51.100.10 tcp/443: allowed by rule 2");
-    const outside = await f.request("GET", "/ui/groups/staff?peer=203.0.113.9&proto=udp&port=53", { cookie });
+    const outside = await f.request("GET", "/ui/groups/staff?to=203.0.113.9&proto=udp&port=53", { cookie });
     expect(outside.text).toContain("<strong>Denied</strong>");
-    const bad = await f.request("GET", "/ui/groups/staff?peer=198.51.100.10&proto=tcp&port=99999", { cookie });
-    expect(bad.text).toContain("port: a port is 1-65535");
+    const bad = await f.request("GET", "/ui/groups/staff?to=198.51.100.10&proto=tcp&port=99999", { cookie });
+    expect(bad.text).toMatch(/id="trace-error">port: /);
+  });
+
+  test("the trace answers what GET /api/v1/policy/trace answers: a named user's own rules count, blank is a member without any; IPv6 too", async () => {
+    const { f, cookie, post } = await admin();
+    const control = f.api.control;
+    await control.groups.add("lab", {});
+    await post("/ui/groups/lab", { rulesMode: "explicit", "rules.0.action": "allow", "rules.0.to": "2001:db8:5::/48", "rules.0.proto": "tcp", "rules.0.ports": "443", "rules.1.action": "allow", "rules.1.to": "198.51.100.0/24", "rules.1.proto": "icmp" });
+    await control.users.add({ name: "bob", groups: ["lab"] });
+    await control.users.add({ name: "carol", groups: ["staff"] });
+    expect((await control.rules.addToUser("bob", { action: "allow", to: "2001:db8:6::/48", proto: "icmp" }, "local-cli")).ok).toBe(true);
+    const result = async (query: string) => /id="trace-(?:result|error)"[^>]*>(.*?)<\/p>/s.exec((await f.request("GET", `/ui/groups/lab?${query}`, { cookie })).text)?.[1]?.replace(/<\/?strong>/g, "");
+    const api = async (query: string) => (await f.api.request("GET", `/api/v1/policy/trace?${query}`, undefined, { token: f.api.reader })).body;
+
+    // A member without rules of their own: the group's alone.
+    expect(await result("to=2001:db8:5::10&proto=tcp&port=443")).toBe("Allowed: to 2001:db8:5::10 tcp/443: allowed by rule 1 (allow tcp 2001:db8:5::/48 port 443) (a member in group lab)");
+    expect(await result("user=&to=2001:db8:6::1&proto=icmp")).toStartWith("Denied: to 2001:db8:6::1 icmpv6: denied: no allow rule matches (default deny");
+    // bob's own rule decides for bob, named as the API names it.
+    const bobs = await api("user=bob&to=2001:db8:6::1&proto=icmp");
+    expect(bobs).toMatchObject({ allowed: true, decidedBy: "rule", rule: { source: "user", index: 1 } });
+    expect(await result("user=bob&to=2001:db8:6::1&proto=icmp")).toBe(`Allowed: ${bobs.reason} (user bob in group lab)`);
+    expect(await result("user=bob&to=198.51.100.7&proto=icmp")).toBe(`Allowed: ${(await api("user=bob&to=198.51.100.7&proto=icmp")).reason} (user bob in group lab)`);
+    // The API's refusals, in words: an unknown user, a user of another group, a bad address.
+    expect(await result("user=nobody&to=198.51.100.7")).toContain("no user named nobody");
+    expect(await result("user=carol&to=198.51.100.7")).toContain("user carol is not a member of group lab");
+    expect(await result("to=198.51.100.300")).toContain("to: ");
+  });
+
+  test("the user page asks the same question for that user, in any of their groups", async () => {
+    const { f, cookie, post } = await admin();
+    const control = f.api.control;
+    await post("/ui/groups/staff", FULL_FORM);
+    await control.groups.add("lab", { rules: [] });
+    await control.users.add({ name: "bob", groups: ["lab", "staff"] });
+    expect((await control.rules.addToUser("bob", { action: "allow", to: "2001:db8:6::/48", proto: "icmp" }, "local-cli")).ok).toBe(true);
+    const page = await f.request("GET", "/ui/users/bob", { cookie });
+    expect(page.text).toContain('id="trace-title"');
+    expect(page.text).not.toContain('id="t-user"');
+    const inLab = await f.request("GET", "/ui/users/bob?to=2001:db8:6::1&proto=icmp", { cookie });
+    expect(inLab.text).toContain("allowed by user rule 1");
+    expect(inLab.text).toContain("(user bob in group lab)");
+    const inStaff = await f.request("GET", "/ui/users/bob?group=staff&to=198.51.100.10&proto=tcp&port=22", { cookie });
+    expect(inStaff.text).toContain("denied by group rule 1");
+    expect(inStaff.text).toContain("(user bob in group staff)");
   });
 
   test("create and delete a group; a read admin sees the form disabled, no buttons, and is refused", async () => {
@@ -138,7 +183,7 @@ describe("web UI group form", () => {
     for (const button of ["Save group", "Delete group", "Create group"]) expect(page.text).not.toContain(button);
     expect((await f.request("GET", "/ui/groups", { cookie: reader.cookie })).text).not.toContain("Create group");
     // The trace is a question, not a change: read accounts may ask it.
-    expect((await f.request("GET", "/ui/groups/staff?peer=198.51.100.1&proto=icmp&port=", { cookie: reader.cookie })).text).toContain('id="trace-result"');
+    expect((await f.request("GET", "/ui/groups/staff?to=198.51.100.1&proto=icmp&port=", { cookie: reader.cookie })).text).toContain('id="trace-result"');
     const forged = await f.request("POST", "/ui/groups/staff", { cookie: reader.cookie, form: { _csrf: reader.csrf, ...FULL_FORM } });
     expect(forged.status).toBe(403);
     const policy = f.api.control.groups.get("staff");

@@ -127,7 +127,7 @@ describe("web UI live figures", () => {
     expect(trail.indexOf("user.update")).toBeLessThan(trail.indexOf("user.create"));
     expect(trail).toContain("token:ci");
     const bad = await f.request("POST", "/ui/users/bob/edit", { cookie, form: { _csrf: csrf, groups: "nosuch", routes: "" } });
-    expect(bad.text).toContain("unknown group nosuch");
+    expect(bad.text).toContain('id="f-groups-error" role="alert">entry 1: no group named nosuch');
 
     const reader = await f.signIn("rita", "read");
     const read = await f.request("GET", "/ui/users/bob", { cookie: reader.cookie });

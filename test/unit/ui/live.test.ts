@@ -39,6 +39,16 @@ describe("web UI live stream", () => {
     expect(events[1]!.data).toContain(`<td><a href="/ui/users/bob">bob</a></td>`);
   });
 
+  test("connections: a stream with no news sends a comment now and then, so the server does not close it as idle", async () => {
+    const f = uiFixture({ liveKeepaliveMs: 100 });
+    const { cookie } = await f.signIn("alice", "admin");
+    const res = await f.request("GET", "/ui/live?view=connections&q=", { cookie, stream: true });
+    const events = await readEvents(res.response!, (es) => es.filter((e) => e.event === "comment").length >= 2);
+    // The table once (nothing changes after), then only comments.
+    expect(events[0]!.event).toBe("connections");
+    expect(events.slice(1).every((e) => e.event === "comment")).toBe(true);
+  });
+
   test("without a session there is no stream", async () => {
     const f = uiFixture();
     const res = await f.request("GET", "/ui/live?view=dashboard");

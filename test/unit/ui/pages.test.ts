@@ -113,10 +113,59 @@ describe("web UI pages", () => {
     expect((await f.request("GET", "/ui", { cookie: out.cookie })).status).toBe(303);
   });
 
+  test("a user called <script>alert(1)</script> renders as text on every page that names them", async () => {
+    const f = uiFixture();
+    const evil = "<script>alert(1)</script>";
+    const escaped = "&lt;script&gt;alert(1)&lt;/script&gt;";
+    const control = f.api.control;
+    expect((await control.users.add({ name: evil, groups: [] }, "local-cli")).ok).toBe(true);
+    f.api.connect(evil, "default");
+    const { cookie } = await f.signIn("alice", "admin");
+    const path = `/ui/users/${encodeURIComponent(evil)}`;
+    for (const page of ["/ui/users", "/ui/connections", path, `${path}?to=198.51.100.1`, "/ui/audit", "/ui"]) {
+      const res = await f.request("GET", page, { cookie });
+      expect(res.status, page).toBe(200);
+      expect(res.text, page).not.toContain(evil);
+      expect(res.text, page).toContain(escaped);
+    }
+  });
+
+  test("everything a page loads is embedded and served from /ui/assets: no other host, no inline script, a strict CSP", async () => {
+    const f = uiFixture();
+    await f.api.control.users.add({ name: "bob", groups: [] });
+    const { cookie } = await f.signIn("alice", "admin");
+    const loaded = new Set<string>();
+    for (const path of [...PAGES, "/ui/users/bob", "/ui/sign-in"]) {
+      const page = await f.request("GET", path, { cookie });
+      const csp = page.headers.get("content-security-policy") ?? "";
+      for (const part of ["default-src 'none'", "script-src 'self'", "style-src 'self'", "connect-src 'self'", "frame-ancestors 'none'"]) expect(csp, path).toContain(part);
+      // Every script has a src (no inline code), and no attribute points at another host.
+      expect(page.text.match(/<script(?![^>]*\ssrc=)[^>]*>/g) ?? [], path).toEqual([]);
+      expect(page.text, path).not.toMatch(/(?:src|href|action|sse-connect)="(?:https?:)?\/\//);
+      for (const m of page.text.matchAll(/(?:src|href)="(\/ui\/assets\/[^"]+)"/g)) loaded.add(m[1]!);
+    }
+    expect(loaded.size).toBe(6);
+    for (const asset of loaded) {
+      const res = await f.request("GET", asset);
+      expect(res.status, asset).toBe(200);
+      expect(res.headers.get("cache-control"), asset).toContain("immutable");
+    }
+  });
+
+  test("sign-in failures are counted like VPN logins: after 5 for a name, even the right password is refused from that address", async () => {
+    const f = uiFixture();
+    await f.api.control.admins.add({ name: "alice", role: "admin", password: PASSWORD }, "local-cli");
+    for (let i = 0; i < 5; i++) await f.request("POST", "/ui/sign-in", { form: { name: "alice", password: `guess ${i}` } });
+    const banned = await f.request("POST", "/ui/sign-in", { form: { name: "alice", password: PASSWORD } });
+    expect(banned.status).toBe(200);
+    expect(banned.headers.get("set-cookie")).toBeNull();
+    expect(banned.text).toMatch(/role="alert">[^<]*(too many|try again)/i);
+  });
+
   test("user-supplied text renders as text", async () => {
     const f = uiFixture();
     const evil = "<script>alert(1)</script>";
-    // Names are validated, so the hostile text goes where the control plane allows free text: a connection's client address and an event.
+    // Free text beside names: a search query, an event, a sign-in name that is not an admin.
     const { cookie } = await f.signIn("alice", "admin");
     const users = await f.request("GET", `/ui/users?q=${encodeURIComponent(evil)}`, { cookie });
     expect(users.text).not.toContain(evil);

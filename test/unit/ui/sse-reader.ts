@@ -1,4 +1,4 @@
-/** Reads SSE frames from a streamed response until `until` says stop. */
+/** Reads SSE frames from a streamed response until `until` says stop; a comment line is event "comment". */
 export async function readEvents(res: Response, until: (events: { event: string; data: string }[]) => boolean): Promise<{ event: string; data: string }[]> {
   const reader = res.body!.getReader();
   const decoder = new TextDecoder();
@@ -12,7 +12,7 @@ export async function readEvents(res: Response, until: (events: { event: string;
     while ((end = buffer.indexOf("\n\n")) >= 0) {
       const frame = buffer.slice(0, end);
       buffer = buffer.slice(end + 2);
-      const event = /^event: (.*)$/m.exec(frame)?.[1] ?? "message";
+      const event = frame.startsWith(":") ? "comment" : (/^event: (.*)$/m.exec(frame)?.[1] ?? "message");
       const data = [...frame.matchAll(/^data: ?(.*)$/gm)].map((m) => m[1]).join("\n");
       events.push({ event, data });
     }

@@ -16,10 +16,10 @@ export interface UiFixture {
 }
 
 /** The web UI in process on the API fixture's control plane, with its own clock for the sessions. */
-export function uiFixture(): UiFixture {
+export function uiFixture(o: { liveKeepaliveMs?: number } = {}): UiFixture {
   const api = apiFixture();
   let offset = 0;
-  const ui = createUiApp(api.control, { now: () => Date.now() + offset, liveIntervalMs: 20 });
+  const ui = createUiApp(api.control, { now: () => Date.now() + offset, liveIntervalMs: 20, ...o });
   const request: UiFixture["request"] = async (method, path, o = {}) => {
     const headers: Record<string, string> = { ...o.headers };
     if (o.cookie) headers.cookie = o.cookie;
