@@ -1,6 +1,8 @@
 import type { GroupPolicy } from "../control/group-policy.ts";
 import type { ProblemDetail } from "../control/zod-errors.ts";
 import type { Rule } from "../firewall/rule.ts";
+import { rowOfTest, TEST_FIELDS, testsOfBody, testsOfRows, type TestRow } from "./policy-tests-form.ts";
+import { QUOTA_FIELDS, quotaInput, quotaOfText, quotaText, quotaTextOfBody } from "./quota-form.ts";
 
 /**
  * The group form's fields as the browser sends them (text), and their translation to a merge
@@ -24,6 +26,8 @@ export interface GroupFormValues {
   /** "starter": no rules field (the starter rule applies); "explicit": the rows below, even none. */
   rulesMode: "starter" | "explicit";
   rules: RuleRow[];
+  /** The policy's assertions (docs/policy.md "Policy tests"); none: the field is removed. */
+  tests: TestRow[];
   restrictToRoutes: boolean;
   icmpProhibited: boolean;
 }
@@ -37,10 +41,12 @@ export function valuesOfPolicy(policy: GroupPolicy): GroupFormValues {
   for (const f of LIST_FIELDS) text[f] = (policy[f] ?? []).join("\n");
   for (const f of NUMBER_FIELDS) text[f] = policy[f] === undefined ? "" : String(policy[f]);
   for (const f of TEXT_FIELDS) text[f] = policy[f] === undefined ? "" : String(policy[f]);
+  Object.assign(text, quotaText(policy.quota));
   return {
     text,
     rulesMode: policy.rules === undefined ? "starter" : "explicit",
     rules: (policy.rules ?? []).map(rowOfRule),
+    tests: (policy.tests ?? []).map(rowOfTest),
     restrictToRoutes: policy.restrictToRoutes ?? false,
     icmpProhibited: policy.icmpProhibited ?? true,
   };
@@ -51,11 +57,13 @@ export function valuesOfForm(body: Record<string, unknown>): GroupFormValues {
   const str = (k: string) => (typeof body[k] === "string" ? (body[k] as string) : "");
   const text: Record<string, string> = {};
   for (const f of [...LIST_FIELDS, ...NUMBER_FIELDS, ...TEXT_FIELDS]) text[f] = str(f);
+  Object.assign(text, quotaTextOfBody(body));
   const rules = rulesOfBody(body);
   return {
     text,
     rulesMode: str("rulesMode") === "starter" ? "starter" : "explicit",
     rules,
+    tests: testsOfBody(body),
     restrictToRoutes: str("restrictToRoutes") === "true",
     icmpProhibited: str("icmpProhibited") === "true",
   };
@@ -106,6 +114,8 @@ export interface PolicyPatch {
   patch: Record<string, unknown>;
   /** patch.rules[i] came from form row ruleRows[i] (blank rows are skipped). */
   ruleRows: number[];
+  /** patch.tests[i] came from form row testRows[i]. */
+  testRows: number[];
 }
 
 /** The merge patch the form stands for: every field it shows is set, or removed (null) when blank. */
@@ -128,10 +138,13 @@ export function patchOfValues(v: GroupFormValues): PolicyPatch {
     patch.rules = written.rules;
     ruleRows = written.ruleRows;
   }
+  const { tests, testRows } = testsOfRows(v.tests);
+  patch.tests = tests.length > 0 ? tests : null;
+  patch.quota = quotaOfText(v.text);
   // Absent means the default (restrictToRoutes false, icmpProhibited true): store only a departure from it.
   patch.restrictToRoutes = v.restrictToRoutes ? true : null;
   patch.icmpProhibited = v.icmpProhibited ? null : false;
-  return { patch, ruleRows };
+  return { patch, ruleRows, testRows };
 }
 
 export function splitList(text: string): string[] {
@@ -148,11 +161,21 @@ export function numberOrText(text: string): number | string | null {
   return /^-?\d+$/.test(t) ? Number(t) : t;
 }
 
-/** Problems by form field name ("mtu", "routes", "rules.4.to"); those without a field under "". */
 /** The group form's fields that show their own problems (the rest go to the summary above the form). */
-const GROUP_FORM_FIELDS: readonly string[] = [...LIST_FIELDS, ...NUMBER_FIELDS, ...TEXT_FIELDS, "rules"];
+const GROUP_FORM_FIELDS: readonly string[] = [...LIST_FIELDS, ...NUMBER_FIELDS, ...TEXT_FIELDS, "rules", "tests", "quota"];
 
-export function fieldErrors(details: readonly ProblemDetail[], ruleRows: readonly number[], form: { lists: readonly string[]; fields: readonly string[] } = { lists: LIST_FIELDS, fields: GROUP_FORM_FIELDS }): Map<string, string[]> {
+/** Which form row each rule (and test) of the patch came from. */
+export interface PatchRows {
+  ruleRows: readonly number[];
+  testRows?: readonly number[];
+}
+
+/**
+ * Problems by form field name ("mtu", "routes", "rules.4.to", "tests.1", "quota.bytes"); those
+ * without a field under "". A policy test the change breaks ("tests.2") goes beside its row.
+ */
+export function fieldErrors(details: readonly ProblemDetail[], rows: PatchRows, form: { lists: readonly string[]; fields: readonly string[] } = { lists: LIST_FIELDS, fields: GROUP_FORM_FIELDS }): Map<string, string[]> {
+  const { ruleRows, testRows = [] } = rows;
   const errors = new Map<string, string[]>();
   const add = (field: string, message: string) => errors.set(field, [...(errors.get(field) ?? []), message]);
   for (const d of details) {
@@ -161,6 +184,12 @@ export function fieldErrors(details: readonly ProblemDetail[], ruleRows: readonl
     if (head === "rules" && second !== undefined && /^\d+$/.test(second)) {
       const row = ruleRows[Number(second)] ?? Number(second);
       add(third && (RULE_FIELDS as readonly string[]).includes(third) ? `rules.${row}.${third}` : `rules.${row}`, d.message);
+    } else if (head === "tests" && form.fields.includes(head) && second !== undefined && /^\d+$/.test(second)) {
+      const row = testRows[Number(second)] ?? Number(second);
+      add(third && (TEST_FIELDS as readonly string[]).includes(third) ? `tests.${row}.${third}` : `tests.${row}`, d.message);
+    } else if (head === "quota" && form.fields.includes(head)) {
+      // A problem of the whole quota (a missing field) is shown beside the amount.
+      add(second && (QUOTA_FIELDS as readonly string[]).includes(second) ? quotaInput(second as (typeof QUOTA_FIELDS)[number]) : quotaInput("bytes"), d.message);
     } else if (head && form.lists.includes(head) && second !== undefined) {
       add(head, `entry ${Number(second) + 1}: ${d.message}`);
     } else if (head && form.fields.includes(head)) {

@@ -46,7 +46,7 @@ export const groupRoutes = new Hono<UiEnv>()
   .post("/groups/:name", async (c) => {
     const name = c.req.param("name");
     const values = valuesOfForm(await c.req.parseBody());
-    const { patch, ruleRows } = patchOfValues(values);
+    const { patch, ruleRows, testRows } = patchOfValues(values);
     const saved = c.var.control.groups.patch(name, patch, actorOf(c.var.session));
     if (saved.ok) {
       c.var.session.flash = `Group ${name} saved: the policy applies to logins from now on (live sessions keep theirs).`;
@@ -54,7 +54,7 @@ export const groupRoutes = new Hono<UiEnv>()
     }
     if (saved.error.code === "group_not_found") return renderGroup(c, name);
     const details = Array.isArray(saved.error.details) ? (saved.error.details as { path: string; message: string }[]) : [{ path: "", message: saved.error.message }];
-    return renderGroup(c, name, { values, errors: fieldErrors(details, ruleRows) });
+    return renderGroup(c, name, { values, errors: fieldErrors(details, { ruleRows, testRows }) });
   })
   .post("/groups/:name/delete", (c) => {
     const name = c.req.param("name");

@@ -1,4 +1,5 @@
 import type { UserView } from "../control/users.ts";
+import { quotaOfText, quotaText, quotaTextOfBody } from "./quota-form.ts";
 import { fieldErrors, numberOrText, rowOfRule, rulesOfBody, rulesOfRows, splitList, type RuleRow } from "./group-form.ts";
 
 /**
@@ -23,12 +24,14 @@ export function valuesOfUser(user: UserView): UserFormValues {
   const text: Record<string, string> = {};
   for (const f of USER_LIST_FIELDS) text[f] = (user[f] ?? []).join("\n");
   for (const f of [...USER_NUMBER_FIELDS, ...USER_TEXT_FIELDS]) text[f] = user[f] === undefined ? "" : String(user[f]);
+  Object.assign(text, quotaText(user.quota));
   return { text, rules: (user.rules ?? []).map(rowOfRule) };
 }
 
 export function valuesOfUserForm(body: Record<string, unknown>): UserFormValues {
   const text: Record<string, string> = {};
   for (const f of [...USER_LIST_FIELDS, ...USER_NUMBER_FIELDS, ...USER_TEXT_FIELDS]) text[f] = typeof body[f] === "string" ? (body[f] as string) : "";
+  Object.assign(text, quotaTextOfBody(body));
   return { text, rules: rulesOfBody(body) };
 }
 
@@ -46,9 +49,11 @@ export function patchOfUserValues(v: UserFormValues): { patch: Record<string, un
   }
   const { rules, ruleRows } = rulesOfRows(v.rules);
   patch.rules = rules.length > 0 ? rules : null;
+  // The user's own quota; blank: none of their own (their groups' applies).
+  patch.quota = quotaOfText(v.text);
   return { patch, ruleRows };
 }
 
 /** Problems by form field ("mtu", "dns", "rules.2.to"); "" for those without one. */
 export const userFieldErrors = (details: Parameters<typeof fieldErrors>[0], ruleRows: readonly number[]) =>
-  fieldErrors(details, ruleRows, { lists: USER_LIST_FIELDS, fields: [...USER_LIST_FIELDS, ...USER_NUMBER_FIELDS, ...USER_TEXT_FIELDS, "rules"] });
+  fieldErrors(details, { ruleRows }, { lists: USER_LIST_FIELDS, fields: [...USER_LIST_FIELDS, ...USER_NUMBER_FIELDS, ...USER_TEXT_FIELDS, "rules", "quota"] });

@@ -7,6 +7,9 @@ import type { UiSession } from "../ui-sessions.ts";
 import { FieldErrors, RefusedSummary } from "./field-errors.tsx";
 import { Fieldset, ListField, RulesTable, TextField } from "./policy-fields.tsx";
 import { TraceBox } from "./trace-box.tsx";
+import { blankTest, isBlankTest } from "../policy-tests-form.ts";
+import { PolicyTestsTable } from "./policy-tests-table.tsx";
+import { QuotaFields } from "./quota-fields.tsx";
 
 /** Spare empty rule rows offered below the existing ones (blank rows are ignored on save). */
 const SPARE_RULES = 2;
@@ -30,6 +33,9 @@ export function GroupPage(props: GroupPageProps) {
   // A refused form comes back with the spare rows it was sent: drop the empty ones at the end before adding fresh spares.
   while (rows.length > 0 && isBlankRule(rows.at(-1)!)) rows.pop();
   if (canChange) for (let i = 0; i < SPARE_RULES; i++) rows.push(blankRule());
+  const tests = [...values.tests];
+  while (tests.length > 0 && isBlankTest(tests.at(-1)!)) tests.pop();
+  if (canChange) for (let i = 0; i < SPARE_RULES; i++) tests.push(blankTest());
   return (
     <Page title={`Group ${group.name}`} session={session} current="/ui/groups">
       <p>
@@ -91,7 +97,10 @@ export function GroupPage(props: GroupPageProps) {
             </div>
             <FieldErrors name="rules" errors={errors} />
             <RulesTable rows={rows} errors={errors} caption="Deny wins over allow; the first matching rule is named in traces. Rows left empty are ignored." />
+            <FieldErrors name="tests" errors={errors} />
+            <PolicyTestsTable rows={tests} errors={errors} />
           </fieldset>
+          <QuotaFields values={values} errors={errors} whose="no quota from this group" />
         </fieldset>
         {canChange && <button type="submit">Save group</button>}
       </form>

@@ -15,6 +15,7 @@ import type { UserFormValues } from "../user-form.ts";
 import { FieldErrors, RefusedSummary, type FieldProblems } from "./field-errors.tsx";
 import { Fieldset, ListField, RulesTable, TextField } from "./policy-fields.tsx";
 import { TraceBox } from "./trace-box.tsx";
+import { QuotaFields } from "./quota-fields.tsx";
 
 export interface UserPageProps {
   session: UiSession;
@@ -76,6 +77,7 @@ function OverridesForm({ session, user, values, errors }: { session: UiSession; 
             <FieldErrors name="rules" errors={errors} />
             <RulesTable rows={rows} errors={errors} caption="The user's own rules, after the group's (a deny wins over any allow). Rows left empty are ignored." />
           </fieldset>
+          <QuotaFields values={values} errors={errors} whose="the first of the user's groups with a quota applies" />
         </fieldset>
         {canChange && <button type="submit">Save user</button>}
       </form>

@@ -48,17 +48,18 @@ describe("every refused UI form answers alike: 200, the form again with what was
     expect(control.tokens.list().some((t) => t.name === "ci")).toBe(false);
   });
 
-  test("a problem of no field the form shows (a policy test the change breaks) is in the summary, with its path", async () => {
+  test("a problem of no field the form shows (a group's policy test a user's change breaks) is in the summary, with its path", async () => {
     const f = uiFixture();
     const control = f.api.control;
-    await control.groups.add("staff", { tests: [{ to: "198.51.100.10", proto: "tcp", port: 22, expect: "allow" }] });
+    await control.groups.add("staff", { tests: [{ user: "bob", to: "198.51.100.10", proto: "tcp", port: 22, expect: "allow" }] });
     await control.users.add({ name: "bob", groups: ["staff"] });
     const { cookie, csrf } = await f.signIn("alice", "admin");
-    const group = await f.request("POST", "/ui/groups/staff", { cookie, form: { _csrf: csrf, rulesMode: "explicit" } });
-    expect(group.status).toBe(200);
-    expect(group.text).toMatch(/class="notice error" role="alert">Nothing was saved: 1 problem\(s\)\. tests\.0: /);
-    const policy = control.groups.get("staff");
-    expect(policy.ok && policy.value.policy.rules).toBeUndefined();
+    const rule = { "rules.0.action": "deny", "rules.0.direction": "outbound", "rules.0.to": "198.51.100.10/32", "rules.0.proto": "tcp", "rules.0.ports": "22", "rules.0.description": "" };
+    const user = await f.request("POST", "/ui/users/bob/edit", { cookie, form: { _csrf: csrf, groups: "staff", ...rule } });
+    expect(user.status).toBe(200);
+    expect(user.text).toMatch(/class="notice error" role="alert">Nothing was saved: 1 problem\(s\)\. tests\.0: group staff /);
+    const bob = control.users.get("bob");
+    expect(bob.ok && bob.value.rules).toBeUndefined();
   });
 
   test("a refused action on a row (a user gone meanwhile) is a notice on the page, also with 200", async () => {
