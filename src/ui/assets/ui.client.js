@@ -47,6 +47,46 @@
     try { push(JSON.parse(message.data)); } catch (err) { /* a malformed sample is skipped */ }
   });
 
+  // The user page's usage per day: bars of bytes from (rx) and to (tx) the client, from the
+  // chart element's data-usage {days: ["YYYY-MM-DD"], rx: [], tx: []}.
+  var usageChart = null;
+  function usageWidth(el) { return Math.max(280, el.clientWidth - 8); }
+  function drawUsage() {
+    var el = document.getElementById("usage-chart");
+    if (!el || typeof uPlot === "undefined") return;
+    var figures;
+    try { figures = JSON.parse(el.getAttribute("data-usage") || ""); } catch (err) { return; }
+    if (!figures || !figures.days || figures.days.length === 0) return;
+    var style = getComputedStyle(document.documentElement);
+    var text = style.getPropertyValue("--muted").trim() || "#888";
+    var axis = { stroke: text, grid: { stroke: style.getPropertyValue("--line").trim() || "#ccc" } };
+    var t = figures.days.map(function (d) { return Date.parse(d + "T00:00:00Z") / 1000; });
+    var fmt = function (u, v) { return v == null ? "-" : bytes(v); };
+    var bars = function (align) { return uPlot.paths.bars({ size: [0.4, 40], align: align }); };
+    usageChart = new uPlot({
+      width: usageWidth(el),
+      height: 200,
+      tzDate: function (ts) { return uPlot.tzDate(new Date(ts * 1000), "Etc/UTC"); },
+      scales: { x: { time: true, range: function (u, min, max) { return [min - 43200, max + 43200]; } } },
+      series: [
+        { value: function (u, v) { return v == null ? "-" : new Date(v * 1000).toISOString().slice(0, 10); } },
+        { label: "from client", stroke: style.getPropertyValue("--accent").trim() || "#0b57d0", fill: style.getPropertyValue("--accent").trim() || "#0b57d0", paths: bars(-1), points: { show: false }, value: fmt },
+        { label: "to client", stroke: style.getPropertyValue("--ok").trim() || "#146c2e", fill: style.getPropertyValue("--ok").trim() || "#146c2e", paths: bars(1), points: { show: false }, value: fmt },
+      ],
+      axes: [axis, Object.assign({ values: function (u, vals) { return vals.map(function (v) { return bytes(v); }); }, size: 80 }, axis)],
+    }, [t, figures.rx, figures.tx], el);
+  }
+
+  function bytes(v) {
+    var units = ["B", "kB", "MB", "GB", "TB"];
+    var i = 0;
+    while (v >= 1000 && i < units.length - 1) { v /= 1000; i++; }
+    return (i === 0 ? Math.round(v) : v.toFixed(1)) + " " + units[i];
+  }
+
+  if (document.readyState === "loading") document.addEventListener("DOMContentLoaded", drawUsage);
+  else drawUsage();
+
   // Forms with data-confirm (disconnect, delete) ask before they are sent.
   document.addEventListener("submit", function (e) {
     var form = e.target;
@@ -57,5 +97,7 @@
   window.addEventListener("resize", function () {
     var el = document.getElementById("throughput-chart");
     if (chart && el) chart.setSize({ width: Math.max(280, el.clientWidth - 8), height: 200 });
+    var usageEl = document.getElementById("usage-chart");
+    if (usageChart && usageEl) usageChart.setSize({ width: usageWidth(usageEl), height: 200 });
   });
 })();

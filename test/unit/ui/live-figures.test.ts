@@ -101,6 +101,10 @@ describe("web UI live figures", () => {
     expect(usage).toContain("6.0 MB of 10.0 MB used");
     expect(usage).toContain(`<td>${today}</td>`);
     expect(usage).toMatch(/<meter min="0" max="10000000" value="6000000"/);
+    // The uPlot chart's figures ride in a data attribute (no inline script under the CSP), the table above them stays the fallback.
+    const data = /<div id="usage-chart" class="chart" role="img" aria-label="[^"]+" data-usage="([^"]+)"><\/div>/.exec(usage)?.[1];
+    expect(JSON.parse((data ?? "").replaceAll("&quot;", '"'))).toEqual({ days: [today], rx: [2_000_000], tx: [4_000_000] });
+    expect(usage.indexOf('id="usage-chart"')).toBeLessThan(usage.indexOf("<table>"));
     const empty = await f.request("GET", "/ui/users/bob-none", { cookie });
     expect(empty.status).not.toBe(500);
   });
