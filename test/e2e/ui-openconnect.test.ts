@@ -133,6 +133,32 @@ describe.skipIf(!e2eAvailable() || !existsSync(CHROMIUM))("web UI with real open
     await shot(page, "3-disconnected");
   }, 90_000);
 
+  test("the user page draws alice's usage per day with uPlot; the dark theme follows the system", async () => {
+    const before = problems.length;
+    await page.goto(`${UI}/users/alice`);
+    // The session above moved traffic: the ledger has a day, drawn as a chart beside the table of figures.
+    await page.locator("#usage-chart canvas").waitFor({ timeout: 10_000 });
+    const figures = JSON.parse((await page.locator("#usage-chart").getAttribute("data-usage")) ?? "{}") as { days: string[]; rx: number[]; tx: number[] };
+    expect(figures.days.length).toBeGreaterThan(0);
+    expect(figures.rx[0]! + figures.tx[0]!).toBeGreaterThan(0);
+    await page.locator("#usage table caption", { hasText: "Traffic per day" }).waitFor();
+    await page.locator("#usage").scrollIntoViewIfNeeded();
+    await shot(page, "3b-user-usage-chart");
+    await page.emulateMedia({ colorScheme: "dark" });
+    try {
+      const background = await page.evaluate(() => getComputedStyle(document.body).backgroundColor);
+      const [r, g, b] = (background.match(/\d+/g) ?? []).map(Number);
+      expect(r! + g! + b!, background).toBeLessThan(3 * 96);
+      await shot(page, "3c-dark-user");
+      await page.goto(`${UI}`);
+      await page.locator("#throughput-chart canvas").waitFor({ timeout: 10_000 });
+      await shot(page, "3d-dark-dashboard");
+    } finally {
+      await page.emulateMedia({ colorScheme: "light" });
+    }
+    expect(problems.slice(before)).toEqual([]);
+  }, 30_000);
+
   test("a user created in the UI logs in with openconnect", async () => {
     await page.goto(`${UI}/users`);
     await page.getByRole("textbox", { name: "Name", exact: true }).fill("carol");

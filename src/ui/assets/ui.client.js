@@ -67,7 +67,11 @@
       width: usageWidth(el),
       height: 200,
       tzDate: function (ts) { return uPlot.tzDate(new Date(ts * 1000), "Etc/UTC"); },
-      scales: { x: { time: true, range: function (u, min, max) { return [min - 43200, max + 43200]; } } },
+      // Half a day either side of the first and last day (one day alone would otherwise span years), bytes from 0.
+      scales: {
+        x: { time: true, range: function () { return [t[0] - 43200, t[t.length - 1] + 43200]; } },
+        y: { range: function (u, min, max) { return [0, Math.max(1, max) * 1.1]; } },
+      },
       series: [
         { value: function (u, v) { return v == null ? "-" : new Date(v * 1000).toISOString().slice(0, 10); } },
         { label: "from client", stroke: style.getPropertyValue("--accent").trim() || "#0b57d0", fill: style.getPropertyValue("--accent").trim() || "#0b57d0", paths: bars(-1), points: { show: false }, value: fmt },
