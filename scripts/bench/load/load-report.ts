@@ -16,6 +16,9 @@ export interface GatewaySamples {
   afterGc?: GatewaySample;
   /** Churn: the first sample past a fifth of the churn (heap grown to its working size). */
   warm?: GatewaySample;
+  /** After a full collection at idle, and at N (hold runs): the memory the sessions hold, without garbage. */
+  idleGc?: GatewaySample;
+  holdGc?: GatewaySample;
 }
 
 export interface RunResult {
@@ -72,6 +75,13 @@ export function formatReport(r: RunResult): string[] {
       const perPss = g.holdEnd.pssKiB !== undefined && g.idle.pssKiB !== undefined ? (g.holdEnd.pssKiB - g.idle.pssKiB) / n : undefined;
       lines.push(`  gateway at ${r.held}  RSS ${mib(g.holdEnd.rssKiB)}${pss(g.holdEnd)}`);
       lines.push(`  per session   RSS ${perRss.toFixed(1)} KiB${perPss === undefined ? "" : `, PSS ${perPss.toFixed(1)} KiB`}  ((at N - idle) / N)`);
+      if (g.idleGc && g.holdGc) {
+        const held = (a: number | undefined, b: number | undefined) => (a === undefined || b === undefined ? undefined : (b - a) / n);
+        const gcPss = held(g.idleGc.pssKiB, g.holdGc.pssKiB);
+        lines.push(
+          `  after GC at N RSS ${mib(g.holdGc.rssKiB)}${pss(g.holdGc)}; per session RSS ${held(g.idleGc.rssKiB, g.holdGc.rssKiB)!.toFixed(1)} KiB${gcPss === undefined ? "" : `, PSS ${gcPss.toFixed(1)} KiB`}  (both after a full collection)`,
+        );
+      }
       const rampCpu = g.rampEnd.cpuSeconds - g.idle.cpuSeconds;
       lines.push(`  gateway CPU   ramp ${rampCpu.toFixed(1)} s (${((1000 * rampCpu) / Math.max(logins, 1)).toFixed(1)} ms per login); holding ${cpuPercent(g.holdStart, g.holdEnd).toFixed(2)} % of a core`);
     } else {

@@ -96,10 +96,13 @@ async function main(): Promise<number> {
     churnSeconds: o.churnSeconds,
   });
   const idle = sample(o);
-  // The gateway's log line after a full collection at idle: the baseline for the one after logout.
+  // The gateway's log line after a full collection at idle: the baseline for the one after logout
+  // and for the per-session memory held after a collection at N.
+  let idleGc: GatewaySample | undefined;
   if (o.gwPid !== undefined) {
     process.kill(o.gwPid, "SIGUSR2");
     await sleep(1000);
+    idleGc = sample(o);
   }
   const startedAt = Date.now();
   console.log(`load: starting ${o.sessions} sessions (${o.churnSeconds ? `churn ${o.churnSeconds} s` : `hold ${o.holdSeconds} s`}) against ${o.host}:${o.port}`);
@@ -140,6 +143,13 @@ async function main(): Promise<number> {
     clearInterval(sampler);
   }
   const holdEnd = sample(o);
+  // At N, after a full collection: what the sessions hold, without the ramp's garbage.
+  let holdGc: GatewaySample | undefined;
+  if (o.gwPid !== undefined && o.churnSeconds === 0) {
+    process.kill(o.gwPid, "SIGUSR2");
+    await sleep(2000);
+    holdGc = sample(o);
+  }
   for (const c of children) c.process.stdin!.end("logout\n");
   await Promise.all(children.map((c) => c.final));
   await Promise.race([Promise.all(children.map((c) => c.exited)), sleep(5000)]);
@@ -162,7 +172,7 @@ async function main(): Promise<number> {
     c.last?.event === "final" ? [] : [`load process ${i} ended without its final report (exit ${c.process.exitCode}): ${c.stderr().trim().split("\n").slice(-3).join(" | ")}`],
   );
   const gateway: GatewaySamples | undefined =
-    idle && holdEnd && afterLogout ? { idle, rampEnd: rampEnd ?? idle, holdStart: holdStart ?? idle, holdEnd, afterLogout, afterGc, warm } : undefined;
+    idle && holdEnd && afterLogout ? { idle, rampEnd: rampEnd ?? idle, holdStart: holdStart ?? idle, holdEnd, afterLogout, afterGc, warm, idleGc, holdGc } : undefined;
   const result = {
     options: o,
     rampSeconds,
