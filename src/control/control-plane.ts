@@ -155,14 +155,19 @@ export class ControlPlane {
 
   /**
    * A user's rules, rates, routes or groups changed (UserService calls this after storing it):
-   * each live session of the user gets the policy a new login would get, through the data path's
+   * a session in a group the user no longer belongs to ends (as for a disabled user); each other
+   * live session of the user gets the policy a new login would get, through the data path's
    * `reapplyPolicy` (wired in the composition root; without it live sessions keep their policy
    * until they log in again). Group changes reach live sessions through the data path's own hook.
    */
   onUserPolicyChanged(name: string): void {
-    if (!this.reapplyPolicy) return;
     const record = this.store.getUser(name);
     if (!record) return;
+    // A session in a group the user has left ends: its access came from that membership.
+    for (const session of this.sessions.list()) {
+      if (session.user === name && !session.ended && session.group && !record.groups.includes(session.group)) this.sessions.end(session, "admin");
+    }
+    if (!this.reapplyPolicy) return;
     const overrides = parseOverrides(record.overridesJson);
     const settings = this.currentSettings();
     const defaults: DefaultRates = { rateUp: settings.defaultRateUp, rateDown: settings.defaultRateDown };

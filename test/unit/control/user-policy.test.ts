@@ -59,4 +59,21 @@ describe("a user's rules and rates reach their sessions", () => {
     await control.users.patch("alice", { password: "another" }, "test");
     expect(reapplied).toHaveLength(1);
   });
+
+  test("a session in a group the user has left ends; a session in a group they keep stays and is re-applied", async () => {
+    const { control, login, reapplied } = await fixture();
+    control.groups.add("ops", { routes: ["198.51.100.0/24"] });
+    await control.users.patch("alice", { groups: ["staff", "ops"] }, "test");
+    const inStaff = await login("alice", "pw-alice");
+    expect(inStaff.group).toBe("staff");
+    reapplied.length = 0;
+    await control.users.patch("alice", { groups: ["ops"] }, "test");
+    expect(inStaff.ended).toBe(true);
+    expect(reapplied).toEqual([]);
+    const inOps = await login("alice", "pw-alice");
+    expect(inOps.group).toBe("ops");
+    await control.users.patch("alice", { groups: ["ops", "staff"] }, "test");
+    expect(inOps.ended).toBe(false);
+    expect(reapplied.map((r) => r.session)).toEqual([inOps]);
+  });
 });
