@@ -32,7 +32,7 @@ export const serveCommand = defineCommand({
     const sinks = { text: createLogSink((line) => console.error(line), Date.now), json: createJsonLogSink((line) => console.error(line), Date.now) };
     let sink: Log = sinks.text;
     const log: Log = (message) => sink(message);
-    const { fileLocks, passwordHasher, openTun, openUdp, raiseOpenFileLimit, serveHttps } = runtime;
+    const { fileLocks, passwordHasher, openTun, openUdp, raiseOpenFileLimit, serveHttps, createGcmKey } = runtime;
     const taken = await takeDataDir(dataDirFrom(args as { "data-dir"?: string }), { locks: fileLocks, uid: process.getuid?.() ?? 0, pid: process.pid, log });
     if (!taken.ok) throw taken.error;
     const { config, flagged } = parseServeConfig(args, rawArgs, taken.value.path);
@@ -55,7 +55,7 @@ export const serveCommand = defineCommand({
         return e instanceof GwError ? { ok: false, error: e } : err("invalid_config", (e as Error).message);
       }
     };
-    const started = await startGateway(config, { openTun, openUdp, hasher: passwordHasher, raiseOpenFileLimit, serveHttps, log, flagged, reread, onDrained: (how) => drained(how) });
+    const started = await startGateway(config, { openTun, openUdp, createGcmKey, hasher: passwordHasher, raiseOpenFileLimit, serveHttps, log, flagged, reread, onDrained: (how) => drained(how) });
     if (!started.ok) {
       taken.value.lock.release();
       throw started.error;

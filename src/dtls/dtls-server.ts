@@ -36,7 +36,7 @@ interface Peer {
 
 export interface DtlsServerOptions {
   udp: UdpSocket;
-  /** Test seam: fixed handshake parameters (e.g. a captured server random). */
+  /** Handshake parameters: the runtime's native AES-GCM; in tests, fixed values (e.g. a captured server random). */
   handshakeOptions?: DtlsServerHandshakeOptions;
   drops: DropCounters;
   now(): number;
@@ -220,7 +220,9 @@ export class DtlsServer {
     const records = parseRecords(data);
     if (!records.ok || records.value.length !== 1) return this.o.drops.count("dtls_rebind_refused");
     for (const peer of candidates.values()) {
-      if (!peer.channel || peer.channel.receive(records.value[0]!) !== RECORD_ACCEPTED) continue;
+      // Each try may decrypt in place (RecordProtection.openRecord): every candidate gets its own copy.
+      const attempt = candidates.size === 1 ? records : parseRecords(new Uint8Array(data));
+      if (!attempt.ok || !peer.channel || peer.channel.receive(attempt.value[0]!) !== RECORD_ACCEPTED) continue;
       candidates.delete(peer.port);
       peer.port = port;
       peer.channel.port = port;

@@ -5,6 +5,7 @@ import type { RaiseOpenFileLimit } from "./open-files.ts";
 import type { PasswordHasher } from "./password-hasher.ts";
 import type { OpenTun } from "./tun.ts";
 import type { OpenUdp } from "./udp.ts";
+import type { CreateGcmKey } from "./gcm.ts";
 
 /** Everything the gateway and the CLI take from the runtime they run on, one adapter set per runtime. */
 export interface Runtime {
@@ -17,4 +18,6 @@ export interface Runtime {
   readonly raiseOpenFileLimit: RaiseOpenFileLimit;
   readonly fileLocks: FileLocks;
   readonly memory: MemoryProbe;
+  /** Native AES-GCM contexts for DTLS records; absent: node:crypto per record. */
+  readonly createGcmKey?: CreateGcmKey;
 }

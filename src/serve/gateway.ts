@@ -28,6 +28,7 @@ import type { ServeHttps } from "../runtime/https-server.ts";
 import type { PasswordHasher } from "../runtime/password-hasher.ts";
 import type { OpenTun, TunDevice } from "../runtime/tun.ts";
 import type { OpenUdp, UdpSocket } from "../runtime/udp.ts";
+import type { CreateGcmKey } from "../runtime/gcm.ts";
 import type { RaiseOpenFileLimit } from "../runtime/open-files.ts";
 import { descriptorBudget } from "./descriptor-budget.ts";
 import { createPskExporter } from "../tunnel/psk-exporter.ts";
@@ -62,6 +63,8 @@ function removeNat(nat: ActiveNat, log: Log): void {
 export interface GatewayDeps {
   openTun: OpenTun;
   openUdp: OpenUdp;
+  /** Native AES-GCM for DTLS records (the runtime's); absent: node:crypto per record. */
+  createGcmKey?: CreateGcmKey;
   hasher: PasswordHasher;
   /** Lifts the soft open-file limit to the hard one; the limit then bounds the sessions. */
   raiseOpenFileLimit: RaiseOpenFileLimit;
@@ -174,6 +177,7 @@ export async function startGateway(config: GatewayConfig, deps: GatewayDeps): Pr
   const plane = new DataPlane({
     tun: device,
     udp,
+    dtlsHandshake: { gcm: deps.createGcmKey },
     sessions,
     pool,
     pool6,

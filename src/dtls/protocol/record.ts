@@ -14,6 +14,7 @@ import type { DtlsSuite } from "./cipher-suites.ts";
 import { DTLS0_9, DTLS1_0, DTLS1_2 } from "./cipher-suites.ts";
 import { asBuffer, readUint16, readUint48, writeUint16, writeUint48 } from "./bytes.ts";
 import type { TrafficKeys } from "./keys.ts";
+import type { CreateGcmKey, GcmKey } from "../../runtime/gcm.ts";
 
 export const ContentType = {
   changeCipherSpec: 20,
@@ -119,13 +120,24 @@ export interface RecordProtection {
   seal(type: number, epoch: number, seq: number, plaintext: Uint8Array): Uint8Array;
   /** Authenticates and decrypts a record from the peer. Does not check epoch or replay. */
   open(record: DtlsRecord | Uint8Array): Result<Uint8Array>;
+  /**
+   * The data path's seal: writes the whole record into `out` from 0 and returns its length
+   * (`out` holds at least plaintext + 96 bytes: header, IV or nonce, tag or MAC, padding).
+   */
+  sealInto(type: number, epoch: number, seq: number, plaintext: Uint8Array, out: Uint8Array): number;
+  /**
+   * The data path's open: the plaintext, or undefined when the record does not authenticate (no
+   * error object per rejected record). May decrypt inside the record's own bytes: a record that
+   * failed is garbage afterwards, so whoever tries one record with several keys passes copies.
+   */
+  openRecord(record: DtlsRecord): Uint8Array | undefined;
 }
 
 /**
  * Record protection for one side of an established epoch: `seal` uses this side's write keys,
  * `open` the peer's. The server uses side "server"; tests also play the client.
  */
-export function createRecordProtection(suite: DtlsSuite, keys: TrafficKeys, side: "server" | "client"): RecordProtection {
+export function createRecordProtection(suite: DtlsSuite, keys: TrafficKeys, side: "server" | "client", gcm?: CreateGcmKey): RecordProtection {
   const server = side === "server";
   const w = server
     ? { key: keys.serverKey, mac: keys.serverMacKey, salt: keys.serverSalt }
@@ -133,7 +145,10 @@ export function createRecordProtection(suite: DtlsSuite, keys: TrafficKeys, side
   const r = server
     ? { key: keys.clientKey, mac: keys.clientMacKey, salt: keys.clientSalt }
     : { key: keys.serverKey, mac: keys.serverMacKey, salt: keys.serverSalt };
-  return suite.kind === "gcm" ? new GcmProtection(suite, w, r) : new CbcProtection(suite, w, r);
+  if (suite.kind !== "gcm") return new CbcProtection(suite, w, r);
+  const nativeWrite = gcm?.(w.key);
+  const nativeRead = nativeWrite && gcm?.(r.key);
+  return nativeWrite && nativeRead ? new NativeGcmProtection(suite, w, r, nativeWrite, nativeRead) : new GcmProtection(suite, w, r);
 }
 
 interface DirectionKeys {
@@ -199,6 +214,17 @@ class GcmProtection implements RecordProtection {
     out.set(ct, RECORD_HEADER_LENGTH + 8);
     out.set(c.getAuthTag(), RECORD_HEADER_LENGTH + 8 + ct.length);
     return out;
+  }
+
+  sealInto(type: number, epoch: number, seq: number, plaintext: Uint8Array, out: Uint8Array): number {
+    const record = this.seal(type, epoch, seq, plaintext);
+    out.set(record, 0);
+    return record.length;
+  }
+
+  openRecord(record: DtlsRecord): Uint8Array | undefined {
+    const opened = this.open(record);
+    return opened.ok ? opened.value : undefined;
   }
 
   open(input: DtlsRecord | Uint8Array): Result<Uint8Array> {
@@ -277,6 +303,17 @@ class CbcProtection implements RecordProtection {
     return out;
   }
 
+  sealInto(type: number, epoch: number, seq: number, plaintext: Uint8Array, out: Uint8Array): number {
+    const record = this.seal(type, epoch, seq, plaintext);
+    out.set(record, 0);
+    return record.length;
+  }
+
+  openRecord(record: DtlsRecord): Uint8Array | undefined {
+    const opened = this.open(record);
+    return opened.ok ? opened.value : undefined;
+  }
+
   private nextRandomBlock(into: Buffer): void {
     if (this.randomOffset === this.randomPool.length) {
       randomFillSync(this.randomPool);
@@ -319,5 +356,69 @@ class CbcProtection implements RecordProtection {
     for (let i = 0; i < MAC_LENGTH; i++) diff |= mac[i] ^ plain[dataLength + i];
     if (diff !== 0) return err("dtls.bad-record-mac", "DTLS record failed authentication");
     return ok(plain.subarray(0, dataLength));
+  }
+}
+
+/**
+ * AES-GCM through the runtime's native contexts (runtime/gcm.ts): one per direction for the whole
+ * epoch, records sealed straight into the caller's buffer and opened in place, so the data path
+ * allocates nothing per record. Same wire format as GcmProtection.
+ */
+class NativeGcmProtection implements RecordProtection {
+  readonly version: number;
+  private readonly writeNonce = new Uint8Array(12);
+  private readonly readNonce = new Uint8Array(12);
+  private readonly writeAad = new Uint8Array(13);
+  private readonly readAad = new Uint8Array(13);
+
+  constructor(
+    readonly suite: DtlsSuite,
+    w: DirectionKeys,
+    r: DirectionKeys,
+    private readonly writer: GcmKey,
+    private readonly reader: GcmKey,
+  ) {
+    this.version = suite.version;
+    this.writeNonce.set(w.salt, 0);
+    this.readNonce.set(r.salt, 0);
+  }
+
+  seal(type: number, epoch: number, seq: number, plaintext: Uint8Array): Uint8Array {
+    const out = new Uint8Array(Math.max(2048, RECORD_HEADER_LENGTH + 8 + plaintext.length + TAG_LENGTH));
+    return out.subarray(0, this.sealInto(type, epoch, seq, plaintext, out));
+  }
+
+  sealInto(type: number, epoch: number, seq: number, plaintext: Uint8Array, out: Uint8Array): number {
+    const bodyLength = 8 + plaintext.length + TAG_LENGTH;
+    writeRecordHeader(out, 0, type, this.version, epoch, seq, bodyLength);
+    // Explicit nonce = epoch ‖ seq, i.e. bytes 3..10 of the header.
+    out.copyWithin(RECORD_HEADER_LENGTH, 3, 11);
+    for (let i = 0; i < 8; i++) this.writeNonce[4 + i] = out[3 + i]!;
+    fillPseudoHeader(this.writeAad, type, this.version, epoch, seq, plaintext.length);
+    this.writer.seal(this.writeNonce, this.writeAad, plaintext, out, RECORD_HEADER_LENGTH + 8);
+    return RECORD_HEADER_LENGTH + bodyLength;
+  }
+
+  open(input: DtlsRecord | Uint8Array): Result<Uint8Array> {
+    const pr = asRecord(input);
+    if (!pr.ok) return pr;
+    const rec = pr.value;
+    if (rec.version !== this.version) return err("dtls.version", `record version 0x${rec.version.toString(16)} does not match the session`);
+    if (rec.fragment.length < 8 + TAG_LENGTH) return err("dtls.truncated", `GCM record body too short (${rec.fragment.length} bytes)`);
+    // The handshake's path: decrypt a copy, so the caller's record stays intact.
+    const copy = parseRecord(new Uint8Array(rec.bytes), 0);
+    if (!copy.ok) return copy;
+    const plain = this.openRecord(copy.value);
+    return plain ? ok(plain) : err("dtls.bad-record-mac", "DTLS record failed authentication");
+  }
+
+  openRecord(rec: DtlsRecord): Uint8Array | undefined {
+    const f = rec.fragment;
+    if (rec.version !== this.version || f.length < 8 + TAG_LENGTH) return undefined;
+    const ctLength = f.length - 8 - TAG_LENGTH;
+    for (let i = 0; i < 8; i++) this.readNonce[4 + i] = f[i]!;
+    fillPseudoHeader(this.readAad, rec.type, rec.version, rec.epoch, rec.seq, ctLength);
+    const ciphertext = f.subarray(8, 8 + ctLength);
+    return this.reader.openInPlace(this.readNonce, this.readAad, ciphertext, f.subarray(8 + ctLength)) ? ciphertext : undefined;
   }
 }

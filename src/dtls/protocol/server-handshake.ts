@@ -28,6 +28,7 @@ import {
   verifyData,
 } from "./handshake.ts";
 import { deriveTrafficKeys, MASTER_SECRET_LENGTH, masterSecretFromPsk } from "./keys.ts";
+import type { CreateGcmKey } from "../../runtime/gcm.ts";
 import { ContentType, createRecordProtection, type DtlsRecord, encodeRecord, parseRecord, parseRecords, type RecordProtection } from "./record.ts";
 import { ReplayWindow } from "./replay-window.ts";
 
@@ -47,6 +48,8 @@ export interface DtlsServerHandshakeOptions {
    * §4.2.1). openconnect/ocserv never use it (§7.3); generic DTLS clients may need it.
    */
   readonly helloVerifyRequest?: boolean;
+  /** AES-GCM contexts from the runtime (native libcrypto); absent: node:crypto per record. */
+  readonly gcm?: CreateGcmKey;
 }
 
 export interface DtlsEstablished {
@@ -291,7 +294,7 @@ export class DtlsServerHandshake {
     this.transcript = [m.bytes, sh];
     this.master = master;
     const keys = deriveTrafficKeys(suite, master, ch.random, this.serverRandom);
-    this.protection = createRecordProtection(suite, keys, "server");
+    this.protection = createRecordProtection(suite, keys, "server", this.options.gcm);
     // Rule 3: Finished with message_seq 1 (1.2) or 2 (0.9), epoch 1 seq 0.
     const fin = encodeHandshake(HandshakeType.finished, this.msgSeq++, verifyData(suite, master, "server", this.transcript));
     this.transcript.push(fin);
@@ -321,7 +324,7 @@ export class DtlsServerHandshake {
     this.cke = m.bytes;
     this.transcript.push(m.bytes);
     this.master = masterSecretFromPsk(suite, psk, ch.random, this.serverRandom);
-    this.protection = createRecordProtection(suite, deriveTrafficKeys(suite, this.master, ch.random, this.serverRandom), "server");
+    this.protection = createRecordProtection(suite, deriveTrafficKeys(suite, this.master, ch.random, this.serverRandom), "server", this.options.gcm);
     this.expectedClientVerify = verifyData(suite, this.master, "client", this.transcript);
   }
 

@@ -6,6 +6,7 @@ import { raiseOpenFileLimit } from "./open-file-limit.ts";
 import { bunPasswordHasher } from "./password-hasher.ts";
 import { openTun } from "./tun-device.ts";
 import { openUdp } from "./udp-socket.ts";
+import { createGcmKey } from "./gcm-libcrypto.ts";
 
 export const bunRuntime: Runtime = {
   name: `bun ${Bun.version}`,
@@ -16,4 +17,5 @@ export const bunRuntime: Runtime = {
   raiseOpenFileLimit,
   fileLocks: bunFileLocks,
   memory: bunMemoryProbe,
+  createGcmKey,
 };

@@ -1,0 +1,22 @@
+/**
+ * AES-GCM with the key schedule kept: one context per key (one direction of a DTLS epoch), reset
+ * with a new nonce per record. node:crypto needs a new cipher object per nonce (and allocates its
+ * output); a runtime that can reach the system's libcrypto gives this instead (issue 13).
+ *
+ * Nonce 12 bytes, AAD 13 bytes, tag 16 bytes. Buffers are read and written during the call only.
+ */
+export interface GcmKey {
+  /**
+   * Encrypts `plaintext` into `out` at `outOffset`, the 16-byte tag right after the ciphertext.
+   * `out` must be a buffer of at least 2 KiB the caller keeps (the runtime may pin it).
+   */
+  seal(nonce: Uint8Array, aad: Uint8Array, plaintext: Uint8Array, out: Uint8Array, outOffset: number): void;
+  /**
+   * Decrypts `ciphertext` in place and checks `tag`; false when it does not authenticate (the
+   * bytes are then garbage: a caller that must try the record again keeps a copy).
+   */
+  openInPlace(nonce: Uint8Array, aad: Uint8Array, ciphertext: Uint8Array, tag: Uint8Array): boolean;
+}
+
+/** A key of 16 or 32 bytes; undefined when the native library is missing (callers fall back to node:crypto). */
+export type CreateGcmKey = (key: Uint8Array) => GcmKey | undefined;

@@ -1,0 +1,87 @@
+import { describe, expect, test } from "bun:test";
+import { randomBytes } from "node:crypto";
+import { LEGACY_SUITES, PSK_SUITES, type DtlsSuite } from "../../../../src/dtls/protocol/cipher-suites.ts";
+import { keyBlockLength, splitKeyBlock } from "../../../../src/dtls/protocol/keys.ts";
+import { ContentType, createRecordProtection, parseRecord, RECORD_HEADER_LENGTH } from "../../../../src/dtls/protocol/record.ts";
+import { createGcmKey } from "../../../../src/runtime/bun/gcm-libcrypto.ts";
+import { toHex } from "./vectors.ts";
+
+/** The libcrypto contexts (runtime/bun/gcm-libcrypto.ts) against node:crypto's record protection, byte for byte. */
+const gcmSuites: DtlsSuite[] = [...LEGACY_SUITES, ...PSK_SUITES].filter((s) => s.kind === "gcm");
+const keysFor = (suite: DtlsSuite) => splitKeyBlock(suite, new Uint8Array(randomBytes(keyBlockLength(suite))));
+const parsed = (bytes: Uint8Array) => {
+  const r = parseRecord(bytes);
+  if (!r.ok) throw new Error(r.error.message);
+  return r.value;
+};
+
+describe("native AES-GCM record protection", () => {
+  test("libcrypto is there on this machine (else the gateway silently keeps node:crypto)", () => {
+    expect(createGcmKey(new Uint8Array(32))).toBeDefined();
+    expect(createGcmKey(new Uint8Array(16))).toBeDefined();
+    expect(createGcmKey(new Uint8Array(24))).toBeUndefined();
+  });
+
+  for (const suite of gcmSuites) {
+    test(`${suite.header} ${suite.name}: same records as node:crypto, both ways`, () => {
+      const keys = keysFor(suite);
+      const nodeServer = createRecordProtection(suite, keys, "server");
+      const nodeClient = createRecordProtection(suite, keys, "client");
+      const nativeServer = createRecordProtection(suite, keys, "server", createGcmKey);
+      const nativeClient = createRecordProtection(suite, keys, "client", createGcmKey);
+      expect(nativeServer.constructor.name).toBe("NativeGcmProtection");
+      for (const size of [0, 1, 84, 1400, 4000]) {
+        const pt = new Uint8Array(randomBytes(size));
+        const seq = 0x123456789a + size;
+        // Sealing: identical bytes from both implementations.
+        const out = new Uint8Array(RECORD_HEADER_LENGTH + size + 64);
+        const n = nativeServer.sealInto(ContentType.applicationData, 1, seq, pt, out);
+        expect(toHex(out.subarray(0, n))).toBe(toHex(nodeServer.seal(ContentType.applicationData, 1, seq, pt)));
+        expect(toHex(nativeServer.seal(ContentType.applicationData, 1, seq, pt))).toBe(toHex(out.subarray(0, n)));
+        // Opening what the other side sealed: in place for the data path, on a copy for open().
+        const fromClient = nodeClient.seal(ContentType.applicationData, 1, seq, pt);
+        const viaOpen = nativeServer.open(fromClient);
+        expect(viaOpen.ok && toHex(viaOpen.value)).toBe(toHex(pt));
+        expect(toHex(nativeServer.openRecord(parsed(new Uint8Array(fromClient)))!)).toBe(toHex(pt));
+        const back = nodeClient.open(nativeServer.seal(ContentType.applicationData, 1, seq, pt));
+        expect(back.ok && toHex(back.value)).toBe(toHex(pt));
+        const nativeBack = nativeServer.openRecord(parsed(nativeClient.seal(ContentType.applicationData, 1, seq, pt)));
+        expect(toHex(nativeBack!)).toBe(toHex(pt));
+      }
+    });
+  }
+
+  test("a tampered record, tag, header field or wrong version does not open; the next good one does", () => {
+    const suite = gcmSuites[0]!;
+    const keys = keysFor(suite);
+    const server = createRecordProtection(suite, keys, "server", createGcmKey);
+    const client = createRecordProtection(suite, keys, "client", createGcmKey);
+    const pt = new Uint8Array(randomBytes(300));
+    const good = client.seal(ContentType.applicationData, 1, 7, pt);
+    for (const at of [4, 10, RECORD_HEADER_LENGTH, RECORD_HEADER_LENGTH + 9, good.length - 1]) {
+      const bad = new Uint8Array(good);
+      bad[at]! ^= 1;
+      const rec = parseRecord(bad);
+      if (rec.ok) expect(server.openRecord(rec.value)).toBeUndefined();
+      expect(server.open(bad).ok).toBe(false);
+    }
+    const wrongVersion = new Uint8Array(good);
+    wrongVersion[2] = 0xff; // 0xfeff: DTLS 1.0
+    expect(server.openRecord(parsed(wrongVersion))).toBeUndefined();
+    expect(toHex(server.openRecord(parsed(new Uint8Array(good)))!)).toBe(toHex(pt));
+  });
+
+  test("open() leaves the caller's record intact, openRecord() decrypts in place", () => {
+    const suite = gcmSuites[0]!;
+    const keys = keysFor(suite);
+    const server = createRecordProtection(suite, keys, "server", createGcmKey);
+    const client = createRecordProtection(suite, keys, "client");
+    const pt = new Uint8Array(randomBytes(100));
+    const record = client.seal(ContentType.applicationData, 1, 1, pt);
+    const before = toHex(record);
+    expect(server.open(record).ok).toBe(true);
+    expect(toHex(record)).toBe(before);
+    const plain = server.openRecord(parsed(record))!;
+    expect(plain.buffer).toBe(record.buffer);
+  });
+});
