@@ -49,8 +49,8 @@ export class DtlsChannel {
   private sendSeq: number;
   private bare = false;
   private closed = false;
-  /** Reused for each outgoing plaintext: seal() copies, so one buffer serves every packet. */
-  private scratch = new Uint8Array(2048);
+  /** Reused for each control message's plaintext (made on first use: data records need none). */
+  private scratch: Uint8Array | undefined;
 
   constructor(private readonly o: DtlsChannelOptions) {
     this.address = o.address;
@@ -139,7 +139,15 @@ export class DtlsChannel {
   }
 
   private sendTyped(type: number, payload: Uint8Array, batched = false): void {
-    if (this.scratch.length < payload.length + 1) this.scratch = new Uint8Array(payload.length + 1);
+    if (batched && !this.closed && payload.length + 1 + SEAL_MARGIN <= OUTBOX_SLOT_BYTES) {
+      // The data path: the type byte goes in as the seal's prefix, the packet is not copied.
+      const e = this.o.established;
+      const out = this.o.outbox.nextSlot();
+      const length = e.protection.sealInto(ContentType.applicationData, e.epoch, this.sendSeq++, payload, out, type);
+      this.o.outbox.addSealed(length, this.port, this.address);
+      return;
+    }
+    if (!this.scratch || this.scratch.length < payload.length + 1) this.scratch = new Uint8Array(Math.max(256, payload.length + 1));
     this.scratch[0] = type;
     this.scratch.set(payload, 1);
     this.sendPlain(this.scratch.subarray(0, payload.length + 1), batched);

@@ -8,9 +8,10 @@
 export interface GcmKey {
   /**
    * Encrypts `plaintext` into `out` at `outOffset`, the 16-byte tag right after the ciphertext.
-   * `out` must be a buffer of at least 2 KiB the caller keeps (the runtime may pin it).
+   * `out` must be a buffer of at least 2 KiB the caller keeps (the runtime may pin it). A `prefix`
+   * byte (0..255) is encrypted first, as if it led the plaintext, so callers need not copy to add one.
    */
-  seal(nonce: Uint8Array, aad: Uint8Array, plaintext: Uint8Array, out: Uint8Array, outOffset: number): void;
+  seal(nonce: Uint8Array, aad: Uint8Array, plaintext: Uint8Array, out: Uint8Array, outOffset: number, prefix?: number): void;
   /**
    * Decrypts `ciphertext` in place and checks `tag`; false when it does not authenticate (the
    * bytes are then garbage: a caller that must try the record again keeps a copy).

@@ -122,9 +122,11 @@ export interface RecordProtection {
   open(record: DtlsRecord | Uint8Array): Result<Uint8Array>;
   /**
    * The data path's seal: writes the whole record into `out` from 0 and returns its length
-   * (`out` holds at least plaintext + 96 bytes: header, IV or nonce, tag or MAC, padding).
+   * (`out` holds at least plaintext + 96 bytes: header, IV or nonce, tag or MAC, padding). A
+   * `prefix` byte leads the sealed plaintext (the payload type of docs/protocol.md §7.5) without
+   * the caller copying the packet to put it there.
    */
-  sealInto(type: number, epoch: number, seq: number, plaintext: Uint8Array, out: Uint8Array): number;
+  sealInto(type: number, epoch: number, seq: number, plaintext: Uint8Array, out: Uint8Array, prefix?: number): number;
   /**
    * The data path's open: the plaintext, or undefined when the record does not authenticate (no
    * error object per rejected record). May decrypt inside the record's own bytes: a record that
@@ -166,6 +168,22 @@ function asRecord(record: DtlsRecord | Uint8Array): Result<DtlsRecord> {
   return r;
 }
 
+/**
+ * The node:crypto paths' way to a prefix byte: a copy into a buffer made on first use and reused
+ * (the native path encrypts the byte on its own).
+ */
+class PrefixScratch {
+  private buffer: Uint8Array | undefined;
+
+  join(plaintext: Uint8Array, prefix: number | undefined): Uint8Array {
+    if (prefix === undefined) return plaintext;
+    if (!this.buffer || this.buffer.length < plaintext.length + 1) this.buffer = new Uint8Array(Math.max(2048, plaintext.length + 1));
+    this.buffer[0] = prefix;
+    this.buffer.set(plaintext, 1);
+    return this.buffer.subarray(0, plaintext.length + 1);
+  }
+}
+
 /** epoch ‖ seq ‖ type ‖ version ‖ length: the GCM AAD and the CBC MAC pseudo-header. */
 function fillPseudoHeader(b: Uint8Array, type: number, version: number, epoch: number, seq: number, length: number): void {
   writeUint16(b, 0, epoch);
@@ -177,6 +195,7 @@ function fillPseudoHeader(b: Uint8Array, type: number, version: number, epoch: n
 
 class GcmProtection implements RecordProtection {
   readonly version: number;
+  private readonly prefixed = new PrefixScratch();
   private readonly algorithm: CipherGCMTypes;
   private readonly writeKey: KeyObject;
   private readonly readKey: KeyObject;
@@ -216,8 +235,8 @@ class GcmProtection implements RecordProtection {
     return out;
   }
 
-  sealInto(type: number, epoch: number, seq: number, plaintext: Uint8Array, out: Uint8Array): number {
-    const record = this.seal(type, epoch, seq, plaintext);
+  sealInto(type: number, epoch: number, seq: number, plaintext: Uint8Array, out: Uint8Array, prefix?: number): number {
+    const record = this.seal(type, epoch, seq, this.prefixed.join(plaintext, prefix));
     out.set(record, 0);
     return record.length;
   }
@@ -258,6 +277,7 @@ class GcmProtection implements RecordProtection {
  */
 class CbcProtection implements RecordProtection {
   readonly version: number;
+  private readonly prefixed = new PrefixScratch();
   private readonly enc: Cipheriv;
   private readonly dec: Decipheriv;
   private readonly writeMac: Buffer;
@@ -303,8 +323,8 @@ class CbcProtection implements RecordProtection {
     return out;
   }
 
-  sealInto(type: number, epoch: number, seq: number, plaintext: Uint8Array, out: Uint8Array): number {
-    const record = this.seal(type, epoch, seq, plaintext);
+  sealInto(type: number, epoch: number, seq: number, plaintext: Uint8Array, out: Uint8Array, prefix?: number): number {
+    const record = this.seal(type, epoch, seq, this.prefixed.join(plaintext, prefix));
     out.set(record, 0);
     return record.length;
   }
@@ -388,14 +408,15 @@ class NativeGcmProtection implements RecordProtection {
     return out.subarray(0, this.sealInto(type, epoch, seq, plaintext, out));
   }
 
-  sealInto(type: number, epoch: number, seq: number, plaintext: Uint8Array, out: Uint8Array): number {
-    const bodyLength = 8 + plaintext.length + TAG_LENGTH;
+  sealInto(type: number, epoch: number, seq: number, plaintext: Uint8Array, out: Uint8Array, prefix?: number): number {
+    const length = plaintext.length + (prefix === undefined ? 0 : 1);
+    const bodyLength = 8 + length + TAG_LENGTH;
     writeRecordHeader(out, 0, type, this.version, epoch, seq, bodyLength);
     // Explicit nonce = epoch ‖ seq, i.e. bytes 3..10 of the header.
     out.copyWithin(RECORD_HEADER_LENGTH, 3, 11);
     for (let i = 0; i < 8; i++) this.writeNonce[4 + i] = out[3 + i]!;
-    fillPseudoHeader(this.writeAad, type, this.version, epoch, seq, plaintext.length);
-    this.writer.seal(this.writeNonce, this.writeAad, plaintext, out, RECORD_HEADER_LENGTH + 8);
+    fillPseudoHeader(this.writeAad, type, this.version, epoch, seq, length);
+    this.writer.seal(this.writeNonce, this.writeAad, plaintext, out, RECORD_HEADER_LENGTH + 8, prefix);
     return RECORD_HEADER_LENGTH + bodyLength;
   }
 

@@ -58,15 +58,23 @@ export const createGcmKey: CreateGcmKey = (key) => {
     return undefined;
   }
   keyCopy.fill(0);
-  // out-length word for EVP_CipherUpdate/Final, and a tag buffer: pinned once.
-  const scratch = new Uint8Array(64);
+  // out-length word, tag and prefix byte. Backed by an ArrayBuffer of its own: a small typed array
+  // may live in the GC heap and move when first viewed, which would leave a taken pointer stale.
+  const scratch = new Uint8Array(new ArrayBuffer(64));
   const outl = ptr(scratch);
   const tagAt = (outl + 16) as Pointer;
+  const prefixByte = scratch.subarray(32, 33);
   const gcm: GcmKey = {
-    seal(nonce, aad, plaintext, out, outOffset) {
+    seal(nonce, aad, plaintext, out, outOffset, prefix) {
       c.EVP_CipherInit_ex(ctx, null, null, null, ptr(nonce), 1);
       c.EVP_CipherUpdate(ctx, null, outl, aad, aad.length);
-      const at = ptr(out, outOffset);
+      let at = ptr(out, outOffset);
+      if (prefix !== undefined) {
+        // GCM streams: one byte now, the rest in the next update, same ciphertext as one call.
+        scratch[32] = prefix;
+        c.EVP_CipherUpdate(ctx, at, outl, prefixByte, 1);
+        at = (at + 1) as Pointer;
+      }
       if (plaintext.length > 0) c.EVP_CipherUpdate(ctx, at, outl, plaintext, plaintext.length);
       const tagOut = (at + plaintext.length) as Pointer;
       c.EVP_CipherFinal_ex(ctx, tagOut, outl);

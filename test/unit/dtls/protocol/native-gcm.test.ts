@@ -51,6 +51,23 @@ describe("native AES-GCM record protection", () => {
     });
   }
 
+  test("a prefix byte sealed with the payload is the record of prefix ‖ payload, on both paths and for CBC", () => {
+    for (const suite of [gcmSuites[0]!, LEGACY_SUITES.find((s) => s.kind === "cbc")!]) {
+      const keys = keysFor(suite);
+      const client = createRecordProtection(suite, keys, "client");
+      for (const server of [createRecordProtection(suite, keys, "server", createGcmKey), createRecordProtection(suite, keys, "server")]) {
+        for (const size of [0, 15, 16, 1399]) {
+          const payload = new Uint8Array(randomBytes(size));
+          const out = new Uint8Array(size + 128);
+          const n = server.sealInto(ContentType.applicationData, 1, 99, payload, out, 0x03);
+          const opened = client.open(out.subarray(0, n));
+          expect(opened.ok && toHex(opened.value)).toBe("03" + toHex(payload));
+          if (suite.kind === "gcm") expect(toHex(out.subarray(0, n))).toBe(toHex(server.seal(ContentType.applicationData, 1, 99, Uint8Array.of(3, ...payload))));
+        }
+      }
+    }
+  });
+
   test("a tampered record, tag, header field or wrong version does not open; the next good one does", () => {
     const suite = gcmSuites[0]!;
     const keys = keysFor(suite);
