@@ -24,7 +24,7 @@ export interface TunDevice {
   readonly name: string;
   readonly mtu: number;
   /**
-   * Delivers packets read from the device. The Uint8Array views are only valid during the
+   * Delivers packets read from the device. The array and its Uint8Array views are only valid during the
    * call (they point into a reused batch buffer): copy what must outlive it.
    */
   onPackets(handler: (packets: readonly Uint8Array[]) => void): void;

@@ -14,6 +14,7 @@ import {
   slotOffset,
   slotStateIndex,
   stateIndex,
+  waitingIndex,
   viewRing,
   type ReaderEvent,
   type ReaderInit,
@@ -93,7 +94,11 @@ function waitForFreeSlot(ring: Ring, slot: number): boolean {
   const at = slotStateIndex(slot);
   while (Atomics.load(ring.words, at) !== FREE) {
     if (!running(ring)) return false;
-    Atomics.wait(ring.words, at, FULL, POLL_TIMEOUT_MS);
+    // Say we sleep, then look once more: the main thread frees first and reads the flag after,
+    // so either we see the slot free or it sees the flag and wakes us.
+    Atomics.store(ring.words, waitingIndex, 1);
+    if (Atomics.load(ring.words, at) === FULL) Atomics.wait(ring.words, at, FULL, POLL_TIMEOUT_MS);
+    Atomics.store(ring.words, waitingIndex, 0);
   }
   return running(ring);
 }

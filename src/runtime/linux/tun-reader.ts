@@ -11,6 +11,7 @@ import {
   slotOffset,
   slotStateIndex,
   stateIndex,
+  waitingIndex,
   STOPPING,
   type ReaderEvent,
   type ReaderInit,
@@ -59,23 +60,38 @@ export function startReader(
     return Promise.resolve(err("tun_config_failed", `cannot start the packet reader worker for ${name}: ${e}`));
   }
 
-  const deliver = (slot: number) => {
-    if (Atomics.load(words, slotStateIndex(slot)) !== FULL) return;
-    const count = words[slotCountIndex(slot)]!;
-    try {
-      if (handler && count > 0) {
-        const packets = new Array<Uint8Array>(count);
-        let offset = slotOffset(slot);
-        for (let i = 0; i < count; i++) {
-          const length = words[slotLengthIndex(slot, i)]!;
-          packets[i] = new Uint8Array(ring.buffer, offset, length);
-          offset += length;
-        }
-        handler(packets);
+  /**
+   * Every full slot, oldest first, in one handler call (one flush of the DTLS outbox for all of
+   * them). The worker fills slots strictly in ring order and the main thread frees them in the
+   * same order, so the slot numbers its messages carry are only a wake-up: a message for a slot an
+   * earlier message already drained finds nothing to do.
+   */
+  let next = 0;
+  const packets: Uint8Array[] = [];
+  const deliverFull = () => {
+    const first = next;
+    let slots = 0;
+    while (slots < RING_SLOTS && Atomics.load(words, slotStateIndex(next)) === FULL) {
+      const count = words[slotCountIndex(next)]!;
+      let offset = slotOffset(next);
+      for (let i = 0; i < count; i++) {
+        const length = words[slotLengthIndex(next, i)]!;
+        packets.push(new Uint8Array(ring.buffer, offset, length));
+        offset += length;
       }
+      next = (next + 1) % RING_SLOTS;
+      slots++;
+    }
+    if (slots === 0) return;
+    try {
+      if (handler && packets.length > 0) handler(packets);
     } finally {
-      Atomics.store(words, slotStateIndex(slot), FREE);
-      Atomics.notify(words, slotStateIndex(slot));
+      packets.length = 0;
+      for (let k = 0, slot = first; k < slots; k++, slot = (slot + 1) % RING_SLOTS) {
+        Atomics.store(words, slotStateIndex(slot), FREE);
+        // A notify costs microseconds even with no one waiting: only when the worker sleeps on a full ring.
+        if (Atomics.load(words, waitingIndex) === 1) Atomics.notify(words, slotStateIndex(slot));
+      }
     }
   };
 
@@ -114,7 +130,7 @@ export function startReader(
     worker.onmessage = (e: MessageEvent<ReaderEvent>) => {
       if (stopped) return;
       const event = e.data;
-      if (typeof event === "number") deliver(event);
+      if (typeof event === "number") deliverFull();
       else if (event === "ready") {
         started = true;
         clearTimeout(timer);

@@ -31,7 +31,9 @@ export const FREE = 0;
 export const FULL = 1;
 
 const STATE = 0;
-const CONTROL_WORDS = 1;
+/** 1 while the worker sleeps on a full slot: only then does freeing a slot need Atomics.notify. */
+const WAITING = 1;
+const CONTROL_WORDS = 2;
 const SLOT_WORDS = 2 + BATCH_PACKETS; // state, count, lengths[BATCH_PACKETS]
 
 export interface Ring {
@@ -52,6 +54,7 @@ export function viewRing(buffer: SharedArrayBuffer): Ring {
 }
 
 export const stateIndex = STATE;
+export const waitingIndex = WAITING;
 export const slotStateIndex = (slot: number) => CONTROL_WORDS + slot * SLOT_WORDS;
 export const slotCountIndex = (slot: number) => slotStateIndex(slot) + 1;
 export const slotLengthIndex = (slot: number, i: number) => slotStateIndex(slot) + 2 + i;
