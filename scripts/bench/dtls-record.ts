@@ -6,6 +6,7 @@ import { randomBytes } from "node:crypto";
 import { findLegacySuite, PSK_AES256_GCM_SHA384, type DtlsSuite } from "../../src/dtls/protocol/cipher-suites.ts";
 import { keyBlockLength, splitKeyBlock } from "../../src/dtls/protocol/keys.ts";
 import { ContentType, createRecordProtection, parseRecord } from "../../src/dtls/protocol/record.ts";
+import { createGcmKey } from "../../src/runtime/bun/gcm-libcrypto.ts";
 
 const seconds = Number(process.argv[2] ?? 1);
 const SIZE = 1400;
@@ -45,5 +46,18 @@ for (const [name, suite] of cases) {
     if (!r.ok) throw r.error;
     const o = server.open(r.value);
     if (!o.ok) throw o.error;
+  });
+  if (suite.kind !== "gcm") continue;
+  // The gateway's data path with the runtime's libcrypto contexts: sealed into a kept buffer, opened in place.
+  const native = createRecordProtection(suite, keys, "server", createGcmKey);
+  const out = new Uint8Array(4096);
+  bench(`sealInto ${name} (libcrypto)`, (i) => native.sealInto(ContentType.applicationData, 1, i, pt, out));
+  const copies = pool.map((r) => new Uint8Array(r));
+  bench(`openRecord ${name} (libcrypto, in place)`, (i) => {
+    const bytes = copies[i & 1023]!;
+    bytes.set(pool[i & 1023]!); // in place: restore the ciphertext first (the copy is part of the figure)
+    const r = parseRecord(bytes);
+    if (!r.ok) throw r.error;
+    if (!native.openRecord(r.value)) throw new Error("open failed");
   });
 }

@@ -61,37 +61,31 @@ export function startReader(
   }
 
   /**
-   * Every full slot, oldest first, in one handler call (one flush of the DTLS outbox for all of
-   * them). The worker fills slots strictly in ring order and the main thread frees them in the
-   * same order, so the slot numbers its messages carry are only a wake-up: a message for a slot an
-   * earlier message already drained finds nothing to do.
+   * The oldest full slot, in one handler call. The worker fills slots strictly in ring order and
+   * the main thread frees them in the same order; each fill posts one message, so one slot per
+   * message drains them all, with the event loop running in between (a CSTP writer drains its
+   * queue there: handing it several slots at once overflowed it).
    */
   let next = 0;
   const packets: Uint8Array[] = [];
-  const deliverFull = () => {
-    const first = next;
-    let slots = 0;
-    while (slots < RING_SLOTS && Atomics.load(words, slotStateIndex(next)) === FULL) {
-      const count = words[slotCountIndex(next)]!;
-      let offset = slotOffset(next);
-      for (let i = 0; i < count; i++) {
-        const length = words[slotLengthIndex(next, i)]!;
-        packets.push(new Uint8Array(ring.buffer, offset, length));
-        offset += length;
-      }
-      next = (next + 1) % RING_SLOTS;
-      slots++;
+  const deliverOldest = () => {
+    const slot = next;
+    if (Atomics.load(words, slotStateIndex(slot)) !== FULL) return;
+    next = (next + 1) % RING_SLOTS;
+    const count = words[slotCountIndex(slot)]!;
+    let offset = slotOffset(slot);
+    for (let i = 0; i < count; i++) {
+      const length = words[slotLengthIndex(slot, i)]!;
+      packets.push(new Uint8Array(ring.buffer, offset, length));
+      offset += length;
     }
-    if (slots === 0) return;
     try {
-      if (handler && packets.length > 0) handler(packets);
+      if (handler && count > 0) handler(packets);
     } finally {
       packets.length = 0;
-      for (let k = 0, slot = first; k < slots; k++, slot = (slot + 1) % RING_SLOTS) {
-        Atomics.store(words, slotStateIndex(slot), FREE);
-        // A notify costs microseconds even with no one waiting: only when the worker sleeps on a full ring.
-        if (Atomics.load(words, waitingIndex) === 1) Atomics.notify(words, slotStateIndex(slot));
-      }
+      Atomics.store(words, slotStateIndex(slot), FREE);
+      // A notify costs microseconds even with no one waiting: only when the worker sleeps on a full ring.
+      if (Atomics.load(words, waitingIndex) === 1) Atomics.notify(words, slotStateIndex(slot));
     }
   };
 
@@ -130,7 +124,7 @@ export function startReader(
     worker.onmessage = (e: MessageEvent<ReaderEvent>) => {
       if (stopped) return;
       const event = e.data;
-      if (typeof event === "number") deliverFull();
+      if (typeof event === "number") deliverOldest();
       else if (event === "ready") {
         started = true;
         clearTimeout(timer);
