@@ -64,7 +64,7 @@ export function startReader(
    * The oldest full slot, in one handler call. The worker fills slots strictly in ring order and
    * the main thread frees them in the same order; each fill posts one message, so one slot per
    * message drains them all, with the event loop running in between (a CSTP writer drains its
-   * queue there: handing it several slots at once overflowed it).
+   * queue there: several slots at once can exceed its 256-frame bound).
    */
   let next = 0;
   const packets: Uint8Array[] = [];
