@@ -20,17 +20,20 @@ export class FlowTable6 {
   refusedFull = 0;
   private count = 0;
   private lastSweep = -Infinity;
-  private mask: number;
-  private opener: Uint8Array;
-  private proto: Uint8Array;
+  private mask!: number;
+  private opener!: Uint8Array;
+  private proto!: Uint8Array;
   /** Four words per slot. */
-  private client: Uint32Array;
-  private peer: Uint32Array;
-  private ports: Uint32Array;
-  private seen: Float64Array;
+  private client!: Uint32Array;
+  private peer!: Uint32Array;
+  private ports!: Uint32Array;
+  private seen!: Float64Array;
 
   constructor(readonly maxFlows = 4096) {
-    const slots = Math.min(INITIAL_SLOTS, slotsFor(maxFlows));
+    this.allocate(Math.min(INITIAL_SLOTS, slotsFor(maxFlows)));
+  }
+
+  private allocate(slots: number): void {
     this.mask = slots - 1;
     this.opener = new Uint8Array(slots);
     this.proto = new Uint8Array(slots);
@@ -172,13 +175,7 @@ export class FlowTable6 {
     const slots = (this.mask + 1) * 2;
     if (slots > slotsFor(this.maxFlows)) return;
     const old = { opener: this.opener, proto: this.proto, client: this.client, peer: this.peer, ports: this.ports, seen: this.seen };
-    this.mask = slots - 1;
-    this.opener = new Uint8Array(slots);
-    this.proto = new Uint8Array(slots);
-    this.client = new Uint32Array(slots * 4);
-    this.peer = new Uint32Array(slots * 4);
-    this.ports = new Uint32Array(slots);
-    this.seen = new Float64Array(slots);
+    this.allocate(slots);
     for (let k = 0; k < old.opener.length; k++) {
       if (old.opener[k] === EMPTY) continue;
       let i = hashWords(old.proto[k]!, old.client, k * 4, old.peer, k * 4, old.ports[k]!) & this.mask;

@@ -193,9 +193,31 @@ function fillPseudoHeader(b: Uint8Array, type: number, version: number, epoch: n
   writeUint16(b, 11, length);
 }
 
-class GcmProtection implements RecordProtection {
+/**
+ * The node:crypto protections seal into a new record and copy it into the outbox's buffer, and
+ * open into a new buffer: sealInto/openRecord over seal/open, for both of them.
+ */
+abstract class CopyingProtection implements RecordProtection {
+  abstract readonly suite: DtlsSuite;
+  abstract readonly version: number;
+  protected readonly prefixed = new PrefixScratch();
+  abstract seal(type: number, epoch: number, seq: number, plaintext: Uint8Array): Uint8Array;
+  abstract open(input: DtlsRecord | Uint8Array): Result<Uint8Array>;
+
+  sealInto(type: number, epoch: number, seq: number, plaintext: Uint8Array, out: Uint8Array, prefix?: number): number {
+    const record = this.seal(type, epoch, seq, this.prefixed.join(plaintext, prefix));
+    out.set(record, 0);
+    return record.length;
+  }
+
+  openRecord(record: DtlsRecord): Uint8Array | undefined {
+    const opened = this.open(record);
+    return opened.ok ? opened.value : undefined;
+  }
+}
+
+class GcmProtection extends CopyingProtection {
   readonly version: number;
-  private readonly prefixed = new PrefixScratch();
   private readonly algorithm: CipherGCMTypes;
   private readonly writeKey: KeyObject;
   private readonly readKey: KeyObject;
@@ -210,6 +232,7 @@ class GcmProtection implements RecordProtection {
     w: DirectionKeys,
     r: DirectionKeys,
   ) {
+    super();
     this.version = suite.version;
     this.algorithm = suite.encKeyLength === 32 ? "aes-256-gcm" : "aes-128-gcm";
     this.writeKey = createSecretKey(asBuffer(w.key));
@@ -233,17 +256,6 @@ class GcmProtection implements RecordProtection {
     out.set(ct, RECORD_HEADER_LENGTH + 8);
     out.set(c.getAuthTag(), RECORD_HEADER_LENGTH + 8 + ct.length);
     return out;
-  }
-
-  sealInto(type: number, epoch: number, seq: number, plaintext: Uint8Array, out: Uint8Array, prefix?: number): number {
-    const record = this.seal(type, epoch, seq, this.prefixed.join(plaintext, prefix));
-    out.set(record, 0);
-    return record.length;
-  }
-
-  openRecord(record: DtlsRecord): Uint8Array | undefined {
-    const opened = this.open(record);
-    return opened.ok ? opened.value : undefined;
   }
 
   open(input: DtlsRecord | Uint8Array): Result<Uint8Array> {
@@ -275,9 +287,8 @@ class GcmProtection implements RecordProtection {
  * Sealing uses RFC 4346 §6.2.3.2 (2)(b): encrypt a fresh random block R first; its ciphertext is
  * the record's explicit IV. Opening feeds IV ‖ ciphertext and discards the first output block.
  */
-class CbcProtection implements RecordProtection {
+class CbcProtection extends CopyingProtection {
   readonly version: number;
-  private readonly prefixed = new PrefixScratch();
   private readonly enc: Cipheriv;
   private readonly dec: Decipheriv;
   private readonly writeMac: Buffer;
@@ -294,6 +305,7 @@ class CbcProtection implements RecordProtection {
     w: DirectionKeys,
     r: DirectionKeys,
   ) {
+    super();
     this.version = suite.version;
     const algorithm = `aes-${suite.encKeyLength * 8}-cbc`;
     this.enc = createCipheriv(algorithm, asBuffer(w.key), randomFillSync(Buffer.alloc(16)));
@@ -321,17 +333,6 @@ class CbcProtection implements RecordProtection {
     writeRecordHeader(out, 0, type, this.version, epoch, seq, ct.length);
     out.set(ct, RECORD_HEADER_LENGTH);
     return out;
-  }
-
-  sealInto(type: number, epoch: number, seq: number, plaintext: Uint8Array, out: Uint8Array, prefix?: number): number {
-    const record = this.seal(type, epoch, seq, this.prefixed.join(plaintext, prefix));
-    out.set(record, 0);
-    return record.length;
-  }
-
-  openRecord(record: DtlsRecord): Uint8Array | undefined {
-    const opened = this.open(record);
-    return opened.ok ? opened.value : undefined;
   }
 
   private nextRandomBlock(into: Buffer): void {
