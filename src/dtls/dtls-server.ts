@@ -28,7 +28,12 @@ interface Peer {
   address: string;
   port: number;
   binding: DtlsBinding;
-  handshake: DtlsServerHandshake;
+  /**
+   * Until the client's first accepted data record: it may repeat its final flight until then
+   * (our Finished was lost), and we must answer. Dropped after, with its transcript and flights
+   * (issue 13: memory per session).
+   */
+  handshake: DtlsServerHandshake | undefined;
   channel?: DtlsChannel;
   startedAt: number;
   dpd: DeadPeerDetector;
@@ -171,6 +176,7 @@ export class DtlsServer {
   }
 
   private onHandshakeDatagram(peer: Peer, data: Uint8Array, port: number): void {
+    if (!peer.handshake) return this.o.drops.count("dtls_bad_record"); // the channel is up and in use: no handshake now
     const step = peer.handshake.receive(data);
     for (const datagram of step.send) this.o.udp.send(datagram, port, peer.address);
     if (step.done && !peer.channel) {
@@ -205,7 +211,10 @@ export class DtlsServer {
     const records = parseRecords(data);
     if (!records.ok) return this.o.drops.count("dtls_bad_record");
     for (const record of records.value) {
-      if (peer.channel!.receive(record) === RECORD_REJECTED) this.o.drops.count("dtls_bad_record");
+      const verdict = peer.channel!.receive(record);
+      if (verdict === RECORD_REJECTED) this.o.drops.count("dtls_bad_record");
+      // An authentic new record proves the client has our Finished: the handshake is over for good.
+      else if (verdict === RECORD_ACCEPTED) peer.handshake = undefined;
     }
   }
 
