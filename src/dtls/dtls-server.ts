@@ -1,12 +1,13 @@
 import type { Session } from "../control/sessions.ts";
 import type { DropCounters } from "../net/drop-counters.ts";
 import type { UdpSocket } from "../runtime/udp.ts";
-import { DtlsChannel, RECORD_ACCEPTED, RECORD_REJECTED } from "./dtls-channel.ts";
+import { DtlsChannel, RECORD_ACCEPTED, RECORD_REJECTED, type DtlsChannelOptions } from "./dtls-channel.ts";
 import { UdpOutbox } from "./udp-outbox.ts";
 import {
   DtlsServerHandshake,
   parseRecords,
   peekClientHelloSessionId,
+  type DtlsEstablished,
   type DtlsHandshakeMode,
   type DtlsServerHandshakeOptions,
 } from "./protocol/index.ts";
@@ -181,18 +182,7 @@ export class DtlsServer {
     for (const datagram of step.send) this.o.udp.send(datagram, port, peer.address);
     if (step.done && !peer.channel) {
       const binding = peer.binding;
-      const channel = new DtlsChannel({
-        udp: this.o.udp,
-        outbox: this.outbox,
-        address: peer.address,
-        port,
-        established: step.done,
-        traffic: binding.session.traffic,
-        drops: this.o.drops,
-        now: this.o.now,
-        onPacket: binding.onPacket,
-        onActivity: () => binding.tunnel.dtlsActive(),
-      });
+      const channel = new DtlsChannel(new ChannelOptions(this.o, this.outbox, peer.address, port, step.done, binding));
       peer.channel = channel;
       binding.tunnel.attachDtls(channel);
       this.o.log(logLine`dtls up session=${binding.session.id} user=${binding.session.user} peer=${peerName(peer)} cipher=${channel.cipher}`);
@@ -280,6 +270,39 @@ export class DtlsServer {
       peer.channel.close();
       peer.binding.tunnel.detachDtls(peer.channel);
     }
+  }
+}
+
+/**
+ * An established channel's options and hooks: one object per channel, its hooks methods on the
+ * prototype rather than closures per session (issue 13: memory per session).
+ */
+class ChannelOptions implements DtlsChannelOptions {
+  readonly udp: UdpSocket;
+  readonly drops: DropCounters;
+  readonly now: () => number;
+  readonly traffic: DtlsChannelOptions["traffic"];
+
+  constructor(
+    server: DtlsServerOptions,
+    readonly outbox: UdpOutbox,
+    readonly address: string,
+    readonly port: number,
+    readonly established: DtlsEstablished,
+    private readonly binding: DtlsBinding,
+  ) {
+    this.udp = server.udp;
+    this.drops = server.drops;
+    this.now = server.now;
+    this.traffic = binding.session.traffic;
+  }
+
+  onPacket(packet: Uint8Array): void {
+    this.binding.onPacket(packet);
+  }
+
+  onActivity(): void {
+    this.binding.tunnel.dtlsActive();
   }
 }
 
