@@ -46,7 +46,8 @@ export class SessionFirewall implements PacketSink {
   groupRuleCount = 0;
   private policyUp: number | undefined;
   private policyDown: number | undefined;
-  private cap: RateCap = {};
+  /** Absent until a quota or an operator caps the rates. */
+  private cap: RateCap | undefined;
 
   constructor(
     initial: PolicyCompilation,
@@ -93,11 +94,11 @@ export class SessionFirewall implements PacketSink {
   }
 
   get rateUp(): number | undefined {
-    return lower(this.policyUp, this.cap.up);
+    return lower(this.policyUp, this.cap?.up);
   }
 
   get rateDown(): number | undefined {
-    return lower(this.policyDown, this.cap.down);
+    return lower(this.policyDown, this.cap?.down);
   }
 
   /** The session's drops by reason, for the connection view. */
