@@ -59,7 +59,7 @@ try {
   for (const a of sources) execFileSync("ip", ["-n", topology.client, "addr", "add", `${a}/24`, "dev", topology.clientInterface]);
   const gw = await startGw(variant, topology, procs, dataDir);
   const pid = gw.process.child.pid!;
-  // The idle figure is taken by the runner; give the fresh process a moment to finish starting.
+  // The idle figure is taken by the runner (after the warm-up below); give the fresh process a moment to finish starting.
   await new Promise((r) => setTimeout(r, 3000));
   console.log(`sessions-at-scale: gw (${variant}) pid ${pid}, pool ${settings.pool}, ${users} users, ${sources.length} source addresses`);
   const argv = [
@@ -77,8 +77,14 @@ try {
     "--churn", String(values.churn),
     "--gw-pid", String(pid),
   ];
+  const env = { ...process.env, LOAD_PASSWORD: password };
+  // One session in and out first: the password workers start on the first login, and their threads
+  // (megabytes, once) belong in the idle figure, not spread over the sessions of the run.
+  const warmArgv = argv.map((a, i) => (argv[i - 1] === "--sessions" ? "1" : argv[i - 1] === "--hold" ? "1" : a)).slice(0, argv.indexOf("--gw-pid"));
+  const warm = spawn(warmArgv[0]!, warmArgv.slice(1), { stdio: ["ignore", "ignore", "inherit"], env });
+  if ((await new Promise<number>((resolve) => warm.on("close", (c) => resolve(c ?? 1)))) !== 0) throw new Error("the warm-up session failed (see above)");
   // The runner prints as it goes; its exit status is ours.
-  const runner = spawn(argv[0]!, argv.slice(1), { stdio: ["ignore", "inherit", "inherit"], env: { ...process.env, LOAD_PASSWORD: password } });
+  const runner = spawn(argv[0]!, argv.slice(1), { stdio: ["ignore", "inherit", "inherit"], env });
   code = await new Promise<number>((resolve) => runner.on("close", (c) => resolve(c ?? 1)));
   // The gateway's own account after its full collections, at idle and after logout (the runner sent SIGUSR2).
   for (const line of gw.process.stderr().split("\n")) if (line.includes("memory after a full collection")) console.log(`gw: ${line}`);

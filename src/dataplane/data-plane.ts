@@ -16,9 +16,10 @@ import { CstpChannel, type ChannelSocket } from "../tunnel/cstp-channel.ts";
 import type { CstpDialect } from "../tunnel/cstp-codec.ts";
 import type { DtlsOffer } from "../tunnel/dtls-offer.ts";
 import { SessionTunnel } from "../tunnel/session-tunnel.ts";
-import { describeEnd, liveConnection, type ConnectionFacts } from "../tunnel/tunnel-connection.ts";
+import { liveConnection, type ConnectionFacts } from "../tunnel/tunnel-connection.ts";
 import type { TunnelParams } from "../tunnel/tunnel-params.ts";
 import { afterEachDatagram } from "./after-each-datagram.ts";
+import { ConnectionLink, DtlsLink, type LinkWiring } from "./connection-link.ts";
 import { TunWriteBatch } from "./tun-write-batch.ts";
 
 export interface DataPlaneOptions {
@@ -66,6 +67,8 @@ export class DataPlane {
   private readonly upstream: TunWriteBatch;
   /** Live CSTP channels, for the periodic DPD tick. */
   private readonly channels = new Set<CstpChannel>();
+  /** What every connection's link shares (connection-link.ts). */
+  private readonly wiring: LinkWiring;
   /** Each session's downstream switch between CSTP and DTLS; lives as long as the session. */
   private readonly tunnels = new Map<Session, SessionTunnel>();
   private closed = false;
@@ -88,6 +91,15 @@ export class DataPlane {
       flush: () => this.flush(),
       onDropNotice: o.onDropNotice,
     });
+    this.wiring = {
+      sessions: o.sessions,
+      antiSpoofing: this.antiSpoofing,
+      upstream: this.upstream,
+      channels: this.channels,
+      drops: o.drops,
+      now: o.now,
+      log: o.log,
+    };
     o.tun.onPackets(this.onTunBatch);
   }
 
@@ -120,36 +132,19 @@ export class DataPlane {
     // The session's policy sits between the router and its tunnel, and after anti-spoofing upstream.
     const policy = this.firewalls.attach(session, endpoint, tunnel);
     session.firewall = policy;
-    const upstream = (packet: Uint8Array) => {
-      if (!this.antiSpoofing.allowFromClient(endpoint, packet)) return;
-      if (!policy.fromClient(packet)) return;
-      this.upstream.add(packet);
-    };
-    const channel: CstpChannel = new CstpChannel(socket, {
+    const link = new ConnectionLink(this.wiring, {
+      session,
+      tunnel,
+      policy,
+      endpoint,
       dialect,
       preamble: responseHead,
       dpdSeconds: params.dpdSeconds,
       maxQueuedFrames: MAX_QUEUED_FRAMES,
-      drops: this.drops,
-      traffic: session.traffic,
-      now: this.now,
-      onPacket: (packet) => {
-        tunnel.cstpActive(); // the client sends data over TLS: it does not use DTLS now (§7.7)
-        upstream(packet);
-      },
-      onReceived: () => this.upstream.flush(),
-      onEnd: (end) => {
-        this.channels.delete(channel);
-        if (tunnel.cstp === channel) tunnel.cstp = undefined;
-        this.log(logLine`tunnel down session=${session.id} user=${session.user} reason=${describeEnd(end)}`);
-        // A logout ends the session. A lost connection, or a client silent past DPD (a Wi-Fi drop, a
-        // closed lid), keeps it, its cookie and its address for the cookie timeout so the client can
-        // come back with its cookie (§8.2), as ocserv does.
-        if (end.kind === "logout") this.sessions.end(session, "logout");
-        else this.sessions.detach(session, connection);
-      },
     });
+    const channel = new CstpChannel(socket, link);
     const connection = liveConnection(channel, tunnel, facts);
+    link.attach(channel, connection);
     // Any DTLS channel belonged to a previous connection: the client handshakes again after every CONNECT
     // (§8.2), and until then downstream must go to this connection, not to an old peer.
     tunnel.forgetDtls();
@@ -158,9 +153,7 @@ export class DataPlane {
     this.router.add(params.address, policy);
     if (params.ipv6) this.router.ipv6?.add(params.ipv6.address, policy);
     this.channels.add(channel);
-    if (dtlsOffer && this.dtls) {
-      this.dtls.register(dtlsOffer.lookupKey, { session, tunnel, mode: dtlsOffer.mode, dpdSeconds: params.dpdSeconds, onPacket: upstream });
-    }
+    if (dtlsOffer && this.dtls) this.dtls.register(dtlsOffer.lookupKey, new DtlsLink(link, dtlsOffer.mode, params.dpdSeconds));
     return channel;
   }
 

@@ -1,12 +1,13 @@
 import type { Session } from "../control/sessions.ts";
 import type { DropCounters } from "../net/drop-counters.ts";
 import type { UdpSocket } from "../runtime/udp.ts";
-import { DtlsChannel, RECORD_ACCEPTED, RECORD_REJECTED } from "./dtls-channel.ts";
+import { DtlsChannel, RECORD_ACCEPTED, RECORD_REJECTED, type DtlsChannelOptions } from "./dtls-channel.ts";
 import { UdpOutbox } from "./udp-outbox.ts";
 import {
   DtlsServerHandshake,
   parseRecords,
   peekClientHelloSessionId,
+  type DtlsEstablished,
   type DtlsHandshakeMode,
   type DtlsServerHandshakeOptions,
 } from "./protocol/index.ts";
@@ -28,7 +29,12 @@ interface Peer {
   address: string;
   port: number;
   binding: DtlsBinding;
-  handshake: DtlsServerHandshake;
+  /**
+   * Until the client's first accepted data record: it may repeat its final flight until then
+   * (our Finished was lost), and we must answer. Dropped after, with its transcript and flights
+   * (issue 13: memory per session).
+   */
+  handshake: DtlsServerHandshake | undefined;
   channel?: DtlsChannel;
   startedAt: number;
   dpd: DeadPeerDetector;
@@ -171,22 +177,12 @@ export class DtlsServer {
   }
 
   private onHandshakeDatagram(peer: Peer, data: Uint8Array, port: number): void {
+    if (!peer.handshake) return this.o.drops.count("dtls_bad_record"); // the channel is up and in use: no handshake now
     const step = peer.handshake.receive(data);
     for (const datagram of step.send) this.o.udp.send(datagram, port, peer.address);
     if (step.done && !peer.channel) {
       const binding = peer.binding;
-      const channel = new DtlsChannel({
-        udp: this.o.udp,
-        outbox: this.outbox,
-        address: peer.address,
-        port,
-        established: step.done,
-        traffic: binding.session.traffic,
-        drops: this.o.drops,
-        now: this.o.now,
-        onPacket: binding.onPacket,
-        onActivity: () => binding.tunnel.dtlsActive(),
-      });
+      const channel = new DtlsChannel(new ChannelOptions(this.o, this.outbox, peer.address, port, step.done, binding));
       peer.channel = channel;
       binding.tunnel.attachDtls(channel);
       this.o.log(logLine`dtls up session=${binding.session.id} user=${binding.session.user} peer=${peerName(peer)} cipher=${channel.cipher}`);
@@ -205,7 +201,10 @@ export class DtlsServer {
     const records = parseRecords(data);
     if (!records.ok) return this.o.drops.count("dtls_bad_record");
     for (const record of records.value) {
-      if (peer.channel!.receive(record) === RECORD_REJECTED) this.o.drops.count("dtls_bad_record");
+      const verdict = peer.channel!.receive(record);
+      if (verdict === RECORD_REJECTED) this.o.drops.count("dtls_bad_record");
+      // An authentic new record proves the client has our Finished: the handshake is over for good.
+      else if (verdict === RECORD_ACCEPTED) peer.handshake = undefined;
     }
   }
 
@@ -273,6 +272,39 @@ export class DtlsServer {
       peer.channel.close();
       peer.binding.tunnel.detachDtls(peer.channel);
     }
+  }
+}
+
+/**
+ * An established channel's options and hooks: one object per channel, its hooks methods on the
+ * prototype rather than closures per session (issue 13: memory per session).
+ */
+class ChannelOptions implements DtlsChannelOptions {
+  readonly udp: UdpSocket;
+  readonly drops: DropCounters;
+  readonly now: () => number;
+  readonly traffic: DtlsChannelOptions["traffic"];
+
+  constructor(
+    server: DtlsServerOptions,
+    readonly outbox: UdpOutbox,
+    readonly address: string,
+    readonly port: number,
+    readonly established: DtlsEstablished,
+    private readonly binding: DtlsBinding,
+  ) {
+    this.udp = server.udp;
+    this.drops = server.drops;
+    this.now = server.now;
+    this.traffic = binding.session.traffic;
+  }
+
+  onPacket(packet: Uint8Array): void {
+    this.binding.onPacket(packet);
+  }
+
+  onActivity(): void {
+    this.binding.tunnel.dtlsActive();
   }
 }
 

@@ -11,7 +11,22 @@ const EMPTY = 0;
 export const OPENED_OUTBOUND = 1;
 export const OPENED_INBOUND = 2;
 
-const INITIAL_SLOTS = 64;
+/** Slots when the first flow arrives; the table doubles from there (a grow at half load). */
+const INITIAL_SLOTS = 16;
+
+/**
+ * Until its first flow, every table reads these one-slot arrays (all EMPTY; nothing is ever
+ * written to them: open() grows into a table's own arrays first), so a session that has not
+ * sent a packet yet holds no flow storage (issue 13: memory per session).
+ */
+const NO_FLOWS = {
+  opener: new Uint8Array(1),
+  proto: new Uint8Array(1),
+  client: new Uint32Array(1),
+  peer: new Uint32Array(1),
+  ports: new Uint32Array(1),
+  seen: new Float64Array(1),
+};
 
 /**
  * One session's flows, keyed by 5-tuple from the client's side: (protocol, client address, peer
@@ -26,17 +41,14 @@ export class FlowTable {
   private count = 0;
   private lastSweep = -Infinity;
   private mask = 0;
-  private opener!: Uint8Array;
-  private proto!: Uint8Array;
-  private client!: Uint32Array;
-  private peer!: Uint32Array;
-  private ports!: Uint32Array;
-  private seen!: Float64Array;
+  private opener = NO_FLOWS.opener;
+  private proto = NO_FLOWS.proto;
+  private client = NO_FLOWS.client;
+  private peer = NO_FLOWS.peer;
+  private ports = NO_FLOWS.ports;
+  private seen = NO_FLOWS.seen;
 
-  constructor(readonly maxFlows = 4096) {
-    const slots = Math.min(INITIAL_SLOTS, slotsFor(maxFlows));
-    this.allocate(slots);
-  }
+  constructor(readonly maxFlows = 4096) {}
 
   /** Empty arrays of `slots` entries (a power of two) for every field of a flow. */
   private allocate(slots: number): void {
@@ -97,6 +109,7 @@ export class FlowTable {
 
   /** Forgets every flow (the session's rules were revoked wholesale). */
   flush(): void {
+    if (this.count === 0) return; // also keeps NO_FLOWS untouched
     this.opener.fill(EMPTY);
     this.count = 0;
   }
@@ -148,7 +161,7 @@ export class FlowTable {
   }
 
   private grow(): void {
-    const slots = (this.mask + 1) * 2;
+    const slots = Math.max((this.mask + 1) * 2, Math.min(INITIAL_SLOTS, slotsFor(this.maxFlows)));
     if (slots > slotsFor(this.maxFlows)) return;
     const old = { opener: this.opener, proto: this.proto, client: this.client, peer: this.peer, ports: this.ports, seen: this.seen };
     this.allocate(slots);

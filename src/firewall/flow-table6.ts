@@ -4,7 +4,8 @@ import { ICMPV6 } from "./packet-fields6.ts";
 export { OPENED_INBOUND, OPENED_OUTBOUND };
 
 const EMPTY = 0;
-const INITIAL_SLOTS = 64;
+/** Small: the table doubles when half full (IPv4 tables start with 16 too). */
+const INITIAL_SLOTS = 16;
 
 /** ICMPv6 flows (pings) idle out like ICMP ones. */
 const idleMs6 = (proto: number): number => idleMsFor(proto === ICMPV6 ? 1 : proto);

@@ -4,7 +4,7 @@ import type { CompiledFirewall } from "./compile.ts";
 import { causeOf, CLIENT_TO_CLIENT, ICMP, isAllowed, OUTSIDE_ROUTES, protocolSlot, TCP, UDP } from "./decision.ts";
 import { FlowTable, OPENED_INBOUND, OPENED_OUTBOUND } from "./flow-table.ts";
 import { ICMP_PROHIBITED_MAX, writeIcmpProhibited } from "./icmp-prohibited.ts";
-import { PolicyFilter6, type PolicyFilter6Options } from "./policy-filter6.ts";
+import { PolicyFilter6, type PolicyFilter6Options, type SharedFilterState } from "./policy-filter6.ts";
 import { icmpEchoId, ipv4HeaderLength, ipv4Protocol, isIcmpEchoType, isIcmpErrorType, isLaterFragment, transportWord0, transportWord1 } from "./packet-fields.ts";
 import { bucketForBitRate, burstFor, TokenBucket } from "./token-bucket.ts";
 
@@ -37,10 +37,8 @@ const ICMP_REPLY_BURST = 20;
  * router hands to the session. Both return a reason to drop or undefined, count every drop by
  * reason and by deciding rule, and allocate nothing per packet.
  */
-export class PolicyFilter {
+export class PolicyFilter implements SharedFilterState {
   readonly flows: FlowTable;
-  /** IPv6 packets go here (policy-filter6.ts): same counters, rate and reply budgets. */
-  readonly ipv6: PolicyFilter6;
   /** Drops by reason. */
   denied = 0;
   inboundDenied = 0;
@@ -60,7 +58,14 @@ export class PolicyFilter {
   private up: TokenBucket | undefined;
   private down: TokenBucket | undefined;
   private readonly icmpReplies: TokenBucket;
-  private readonly reply = new Uint8Array(ICMP_PROHIBITED_MAX);
+  /** Made on the session's first denial that gets a reply: most sessions never need one. */
+  private reply: Uint8Array | undefined;
+  /**
+   * IPv6 packets go here (policy-filter6.ts): same counters, rate and reply budgets. Made on the
+   * first IPv6 packet (anti-spoofing lets none through for a session without an IPv6 address), so
+   * an IPv4-only session holds no IPv6 flow table (issue 13: memory per session).
+   */
+  private v6: PolicyFilter6 | undefined;
 
   constructor(
     firewall: CompiledFirewall,
@@ -73,25 +78,15 @@ export class PolicyFilter {
     this.dropsByRule = new Uint32Array(firewall.rules.length);
     this.icmpReplies = new TokenBucket(ICMP_REPLIES_PER_SECOND, ICMP_REPLY_BURST, now);
     this.setRates(options.rateUp, options.rateDown);
-    this.ipv6 = new PolicyFilter6(firewall.ipv6, options, {
-      spendUp: (bytes, at) => this.spendUp(bytes, at),
-      spendDown: (bytes, at) => this.spendDown(bytes, at),
-      countDenied: (cause, inbound) => {
-        if (inbound) this.inboundDenied++;
-        else this.denied++;
-        this.countCause(cause);
-      },
-      malformed: () => this.malformedPacket(),
-      mayReply: (at) => this.options.icmpProhibited !== false && this.options.sendToClient !== undefined && this.icmpReplies.take(1, at),
-      sendReply: (reply) => {
-        this.icmpRepliesSent++;
-        this.options.sendToClient!(reply);
-      },
-    });
   }
 
   get compiled(): CompiledFirewall {
     return this.firewall;
+  }
+
+  /** The IPv6 half, made on first use with the rules in force then. */
+  get ipv6(): PolicyFilter6 {
+    return (this.v6 ??= new PolicyFilter6(this.firewall.ipv6, this.options, this));
   }
 
   /**
@@ -102,7 +97,7 @@ export class PolicyFilter {
   setPolicy(firewall: CompiledFirewall): number {
     this.firewall = firewall;
     this.dropsByRule = new Uint32Array(firewall.rules.length);
-    return this.ipv6.setPolicy(firewall.ipv6) + this.flows.removeWhere((proto, _client, peer, clientPort, peerPort, opener) => {
+    return (this.v6?.setPolicy(firewall.ipv6) ?? 0) + this.flows.removeWhere((proto, _client, peer, clientPort, peerPort, opener) => {
       const slot = protocolSlot(proto);
       const inbound = opener === OPENED_INBOUND;
       const port = slot === TCP || slot === UDP ? (inbound ? clientPort : peerPort) : 0;
@@ -236,14 +231,31 @@ export class PolicyFilter {
     this.denied++;
     this.countCause(cause);
     this.options.onDrop?.(cause, peer, proto, port);
-    if (mayReply && this.icmpProhibited && this.options.sendToClient && this.icmpReplies.take(1, this.options.now())) {
-      const length = writeIcmpProhibited(packet, this.reply);
-      if (length > 0) {
-        this.icmpRepliesSent++;
-        this.options.sendToClient(this.reply.subarray(0, length));
-      }
+    if (mayReply && this.mayReply(this.options.now())) {
+      const reply = (this.reply ??= new Uint8Array(ICMP_PROHIBITED_MAX)); // once per session, on its first denial
+      const length = writeIcmpProhibited(packet, reply);
+      if (length > 0) this.sendReply(reply.subarray(0, length));
     }
     return "policy_denied";
+  }
+
+  // ---- SharedFilterState: what the IPv6 half shares (methods, not per-session closures) ----
+
+  /** Counts a denial (outbound or inbound) and its cause. */
+  countDenied(cause: number, inbound: boolean): void {
+    if (inbound) this.inboundDenied++;
+    else this.denied++;
+    this.countCause(cause);
+  }
+
+  /** True when an "administratively prohibited" reply may go out now (setting on, a sender, budget left). */
+  mayReply(now: number): boolean {
+    return this.icmpProhibited && this.options.sendToClient !== undefined && this.icmpReplies.take(1, now);
+  }
+
+  sendReply(reply: Uint8Array): void {
+    this.icmpRepliesSent++;
+    this.options.sendToClient!(reply);
   }
 
   private countCause(cause: number): void {
@@ -253,18 +265,18 @@ export class PolicyFilter {
     else this.deniedNoAllow++;
   }
 
-  private malformedPacket(): PolicyDropReason {
+  malformedPacket(): PolicyDropReason {
     this.malformed++;
     return "malformed_transport";
   }
 
-  private spendUp(bytes: number, now: number): PolicyDropReason | undefined {
+  spendUp(bytes: number, now: number): PolicyDropReason | undefined {
     if (this.up === undefined || this.up.take(bytes, now)) return undefined;
     this.rateLimitedUp++;
     return "rate_limited_up";
   }
 
-  private spendDown(bytes: number, now: number): PolicyDropReason | undefined {
+  spendDown(bytes: number, now: number): PolicyDropReason | undefined {
     if (this.down === undefined || this.down.take(bytes, now)) return undefined;
     this.rateLimitedDown++;
     return "rate_limited_down";

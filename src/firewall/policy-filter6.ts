@@ -11,7 +11,7 @@ export interface SharedFilterState {
   spendDown(bytes: number, now: number): PolicyDropReason | undefined;
   /** Counts a denial (outbound or inbound) and its cause. */
   countDenied(cause: number, inbound: boolean): void;
-  malformed(): PolicyDropReason;
+  malformedPacket(): PolicyDropReason;
   /** True when an "administratively prohibited" reply may go out now (setting on, a sender, budget left). */
   mayReply(now: number): boolean;
   sendReply(reply: Uint8Array): void;
@@ -66,7 +66,7 @@ export class PolicyFilter6 {
 
   fromClient(packet: Uint8Array): PolicyDropReason | undefined {
     const t = this.transport;
-    if (!t.locate(packet)) return this.shared.malformed();
+    if (!t.locate(packet)) return this.shared.malformedPacket();
     const now = this.options.now();
     const client = this.client;
     const peer = this.peer;
@@ -87,17 +87,17 @@ export class PolicyFilter6 {
     let peerPort = 0;
     let rulePort = 0;
     if (slot === TCP || slot === UDP) {
-      if (at + 4 > packet.length) return this.shared.malformed();
+      if (at + 4 > packet.length) return this.shared.malformedPacket();
       clientPort = (packet[at]! << 8) | packet[at + 1]!;
       peerPort = rulePort = (packet[at + 2]! << 8) | packet[at + 3]!;
     } else if (slot === ICMP) {
-      if (at + 4 > packet.length) return this.shared.malformed();
+      if (at + 4 > packet.length) return this.shared.malformedPacket();
       const type = packet[at]!;
       if (isIcmp6ErrorType(type)) {
         // The client reports a problem with a packet it received: pass if that packet's flow exists.
         if (this.relatedFlow(packet, at, false, now)) return this.shared.spendUp(packet.length, now);
       } else if (isIcmp6EchoType(type)) {
-        if (at + 6 > packet.length) return this.shared.malformed();
+        if (at + 6 > packet.length) return this.shared.malformedPacket();
         clientPort = peerPort = (packet[at + 4]! << 8) | packet[at + 5]!;
       }
     }
@@ -113,7 +113,7 @@ export class PolicyFilter6 {
 
   toClient(packet: Uint8Array): PolicyDropReason | undefined {
     const t = this.transport;
-    if (!t.locate(packet)) return this.shared.malformed();
+    if (!t.locate(packet)) return this.shared.malformedPacket();
     const now = this.options.now();
     // Later fragments carry no ports; the client reassembles nothing without the judged first one.
     if (t.laterFragment) return this.shared.spendDown(packet.length, now);
@@ -127,16 +127,16 @@ export class PolicyFilter6 {
     let clientPort = 0;
     let peerPort = 0;
     if (slot === TCP || slot === UDP) {
-      if (at + 4 > packet.length) return this.shared.malformed();
+      if (at + 4 > packet.length) return this.shared.malformedPacket();
       peerPort = (packet[at]! << 8) | packet[at + 1]!;
       clientPort = (packet[at + 2]! << 8) | packet[at + 3]!;
     } else if (slot === ICMP) {
-      if (at + 4 > packet.length) return this.shared.malformed();
+      if (at + 4 > packet.length) return this.shared.malformedPacket();
       const type = packet[at]!;
       if (isIcmp6ErrorType(type)) {
         if (this.relatedFlow(packet, at, true, now)) return this.shared.spendDown(packet.length, now);
       } else if (isIcmp6EchoType(type)) {
-        if (at + 6 > packet.length) return this.shared.malformed();
+        if (at + 6 > packet.length) return this.shared.malformedPacket();
         clientPort = peerPort = (packet[at + 4]! << 8) | packet[at + 5]!;
       }
     }

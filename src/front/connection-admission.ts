@@ -25,25 +25,36 @@ export class ConnectionAdmission {
     if (this.total >= this.limits.maxTotal) return { ok: false, reason: "total_limit" };
     this.perAddress.set(key, mine + 1);
     this.total++;
-    let held = true;
-    return {
-      ok: true,
-      slot: {
-        release: () => {
-          if (!held) return;
-          held = false;
-          this.total--;
-          const left = (this.perAddress.get(key) ?? 1) - 1;
-          if (left > 0) this.perAddress.set(key, left);
-          else this.perAddress.delete(key); // no entry per address that ever connected
-        },
-      },
-    };
+    return { ok: true, slot: new HeldSlot(this, key) };
+  }
+
+  /** A slot's release (HeldSlot): the count goes down, and an address with none left has no entry. */
+  releaseOne(key: string): void {
+    this.total--;
+    const left = (this.perAddress.get(key) ?? 1) - 1;
+    if (left > 0) this.perAddress.set(key, left);
+    else this.perAddress.delete(key); // no entry per address that ever connected
   }
 
   /** Unauthenticated connections held now, in total or from one address. */
   count(address?: string): number {
     return address === undefined ? this.total : (this.perAddress.get(addressKey(address)) ?? 0);
+  }
+}
+
+/** One slot: an object with a method, not a closure per connection (issue 13: memory per session). */
+class HeldSlot implements AdmissionSlot {
+  private held = true;
+
+  constructor(
+    private readonly admission: ConnectionAdmission,
+    private readonly key: string,
+  ) {}
+
+  release(): void {
+    if (!this.held) return;
+    this.held = false;
+    this.admission.releaseOne(this.key);
   }
 }
 

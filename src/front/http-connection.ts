@@ -73,24 +73,26 @@ export function serveConnection(socket: TLSSocket, front: TunnelFront, slot: Adm
   let phase: Phase | undefined;
   let deadline: ReturnType<typeof setTimeout> | undefined;
 
-  socket.on("data", (chunk: Buffer) => {
-    if (channel) return channel.receive(chunk);
-    if (closing || overflowed) return;
+  // Named, so that CONNECT can take them off: they hold this function's whole state (handOver).
+  const onData = (chunk: Buffer): void => {
+    if (closing || overflowed || channel) return;
     take(chunk);
     void answerPending();
     flow();
-  });
-  socket.on("drain", () => {
+  };
+  const onDrain = (): void => {
     writeBlocked = false;
     flow();
-  });
-  socket.on("error", () => {}); // 'close' follows; errors from a client must not reach the process
-  socket.on("close", () => {
+  };
+  const onClose = (): void => {
     closing = true;
     clearTimeout(deadline);
     slot.release();
-    channel?.socketClosed("connection closed");
-  });
+  };
+  socket.on("data", onData);
+  socket.on("drain", onDrain);
+  socket.on("error", ignoreSocketError);
+  socket.on("close", onClose);
   flow();
 
   /** Parses what the queue has room for (plus one, to notice a client that pipelines past it). */
@@ -242,6 +244,10 @@ export function serveConnection(socket: TLSSocket, front: TunnelFront, slot: Adm
     };
     const head = formatConnectResponse(decision.headers);
     channel = front.plane.connect(socket, decision.session, decision.params, decision.dialect, head, facts, decision.dtls);
+    socket.off("data", onData);
+    socket.off("drain", onDrain);
+    socket.off("close", onClose);
+    handOver(socket, channel);
     const early = reader.takeRemainder();
     if (early.length > 0) channel.receive(early);
     if (paused) socket.resume();
@@ -260,4 +266,17 @@ export function serveConnection(socket: TLSSocket, front: TunnelFront, slot: Adm
       setTimeout(() => socket.destroy(), limits.closeGraceMs).unref?.();
     }
   }
+}
+
+/** 'close' follows an error; errors from a client must not reach the process. */
+function ignoreSocketError(): void {}
+
+/**
+ * From CONNECT on, the socket feeds only its CSTP channel. These listeners are made out here, not
+ * inside serveConnection, so the tunnel keeps nothing of the HTTP phase (reader and its buffer,
+ * queue, a dozen closures; issue 13: memory per session).
+ */
+function handOver(socket: TLSSocket, channel: CstpChannel): void {
+  socket.on("data", (chunk: Buffer) => channel.receive(chunk));
+  socket.on("close", () => channel.socketClosed("connection closed"));
 }

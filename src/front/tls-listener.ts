@@ -104,9 +104,9 @@ function guardHandshakes(server: Server, guard: HandshakeGuard, gate: AcceptGate
   const handshakes = new Map<string, Handshake>();
   server.on("connection", (raw: Socket) => {
     gate.opened();
-    raw.once("close", () => gate.closed());
     const admitted = guard.admission.admit(raw.remoteAddress ?? "");
     if (!admitted.ok) {
+      raw.on("close", () => gate.closed());
       guard.counters.refuse(admitted.reason);
       raw.destroy();
       return;
@@ -118,7 +118,10 @@ function guardHandshakes(server: Server, guard: HandshakeGuard, gate: AcceptGate
     }, guard.handshakeMs);
     timer.unref?.(); // must not keep a stopping gateway alive
     handshakes.set(key, { slot: admitted.slot, timer });
-    raw.once("close", () => {
+    // One plain listener for the connection's whole life ('close' comes once): once() would add a
+    // wrapper and its state per connection, and this stays as long as the tunnel (issue 13).
+    raw.on("close", () => {
+      gate.closed();
       admitted.slot.release();
       const handshake = handshakes.get(key);
       if (handshake?.slot === admitted.slot) {

@@ -1,5 +1,5 @@
 import { CLIENT_TO_CLIENT, OUTSIDE_ROUTES } from "../firewall/decision.ts";
-import { PolicyFilter } from "../firewall/policy-filter.ts";
+import { PolicyFilter, type PolicyFilterOptions } from "../firewall/policy-filter.ts";
 import type { DropCounters, PolicyDropCause } from "./drop-counters.ts";
 import type { TunnelEndpoint } from "./firewall.ts";
 import type { PolicyCompilation } from "./policy-compiler.ts";
@@ -15,12 +15,17 @@ export interface SessionFirewallOptions {
   now(): number;
   /** Sends what sendPacket queued (DTLS records wait in an outbox for the TUN batch's flush). */
   flush(): void;
-  /**
-   * Each policy drop: the cause (rule index or negative, as in decision.ts), the peer (an IPv4
-   * address, or an IPv6 address's four words in a reused view: format it at once or copy it),
-   * IP protocol, port.
-   */
-  onDrop(cause: number, peer: number | Uint32Array, protocol: number, port: number): void;
+  /** Hears each policy drop (the policy.drop events). */
+  dropListener: PolicyDropListener;
+}
+
+/**
+ * Each policy drop: the cause (rule index or negative, as in decision.ts), the peer (an IPv4
+ * address, or an IPv6 address's four words in a reused view: format it at once or copy it),
+ * IP protocol, port.
+ */
+export interface PolicyDropListener {
+  dropped(cause: number, peer: number | Uint32Array, protocol: number, port: number): void;
 }
 
 /** Rate limits a quota or an operator imposes on top of the policy's (bits/s; the lower one applies). */
@@ -41,23 +46,15 @@ export class SessionFirewall implements PacketSink {
   groupRuleCount = 0;
   private policyUp: number | undefined;
   private policyDown: number | undefined;
-  private cap: RateCap = {};
+  /** Absent until a quota or an operator caps the rates. */
+  private cap: RateCap | undefined;
 
   constructor(
     initial: PolicyCompilation,
     groupRules: number,
     private readonly o: SessionFirewallOptions,
   ) {
-    this.filter = new PolicyFilter(initial.compiled, {
-      now: o.now,
-      icmpProhibited: initial.settings.icmpProhibited,
-      sendToClient: (reply) => {
-        o.next.sendPacket(reply);
-        o.flush();
-      },
-      onDrop: (cause, peer, protocol, port) => this.dropped(cause, peer, protocol, port),
-      onDrop6: (cause, peer, protocol, port) => this.dropped(cause, peer, protocol, port),
-    });
+    this.filter = new PolicyFilter(initial.compiled, new FilterHooks(this, o, initial.settings.icmpProhibited));
     this.apply(initial, groupRules);
   }
 
@@ -97,11 +94,11 @@ export class SessionFirewall implements PacketSink {
   }
 
   get rateUp(): number | undefined {
-    return lower(this.policyUp, this.cap.up);
+    return lower(this.policyUp, this.cap?.up);
   }
 
   get rateDown(): number | undefined {
-    return lower(this.policyDown, this.cap.down);
+    return lower(this.policyDown, this.cap?.down);
   }
 
   /** The session's drops by reason, for the connection view. */
@@ -120,10 +117,41 @@ export class SessionFirewall implements PacketSink {
     this.filter.setRates(this.rateUp, this.rateDown);
   }
 
-  private dropped(cause: number, peer: number | Uint32Array, protocol: number, port: number): void {
+  /** A policy drop (FilterHooks): counted by rule for /metrics, then told to the owner. */
+  dropped(cause: number, peer: number | Uint32Array, protocol: number, port: number): void {
     const key = causeLabel(cause, this.groupRuleCount);
     this.o.ruleCounts.set(key, (this.o.ruleCounts.get(key) ?? 0) + 1);
-    this.o.onDrop(cause, peer, protocol, port);
+    this.o.dropListener.dropped(cause, peer, protocol, port);
+  }
+}
+
+/**
+ * The filter's options and hooks for one session: one object, its hooks methods on the prototype
+ * rather than closures per session (issue 13: memory per session).
+ */
+class FilterHooks implements PolicyFilterOptions {
+  readonly now: () => number;
+
+  constructor(
+    private readonly firewall: SessionFirewall,
+    private readonly o: SessionFirewallOptions,
+    readonly icmpProhibited: boolean | undefined,
+  ) {
+    this.now = o.now;
+  }
+
+  /** An ICMP reply goes at once: it is a view of the filter's reused buffer. */
+  sendToClient(reply: Uint8Array): void {
+    this.o.next.sendPacket(reply);
+    this.o.flush();
+  }
+
+  onDrop(cause: number, peer: number, protocol: number, port: number): void {
+    this.firewall.dropped(cause, peer, protocol, port);
+  }
+
+  onDrop6(cause: number, peer: Uint32Array, protocol: number, port: number): void {
+    this.firewall.dropped(cause, peer, protocol, port);
   }
 }
 

@@ -4,7 +4,7 @@ import { formatIpv4 } from "./ipv4.ts";
 import { formatIpv6 } from "./ipv6.ts";
 import type { FirewallPolicy, PolicyCompiler } from "./policy-compiler.ts";
 import type { PacketSink } from "./router.ts";
-import { causeLabel, SessionFirewall, type RateCap } from "./session-firewall.ts";
+import { causeLabel, SessionFirewall, type PolicyDropListener, type RateCap } from "./session-firewall.ts";
 
 /** What the data plane needs to know about a session to police it (control/sessions.ts Session fits). */
 export interface PolicedSession {
@@ -58,26 +58,17 @@ export class SessionFirewalls<S extends PolicedSession = PolicedSession> {
   attach(session: S, endpoint: TunnelEndpoint, tunnel: PacketSink): SessionFirewall {
     const existing = this.bySession.get(session);
     if (existing) return existing;
-    let lastNotice = -Infinity;
-    let unreported = 0;
-    const groupRules = this.o.source.groupRuleCount(session.group);
-    const firewall: SessionFirewall = new SessionFirewall(this.o.compiler.compile(session.group, session.policy), groupRules, {
+    const notices = new DropNotices(session, this.o);
+    const firewall = new SessionFirewall(this.o.compiler.compile(session.group, session.policy), this.o.source.groupRuleCount(session.group), {
       endpoint,
       next: tunnel,
       drops: this.o.drops,
       ruleCounts: this.o.drops.ruleCounts(session.group),
       now: this.o.now,
       flush: this.o.flush,
-      onDrop: (cause, peer, protocol, port) => {
-        unreported++;
-        const now = this.o.now();
-        if (now - lastNotice < NOTICE_INTERVAL_MS) return;
-        lastNotice = now;
-        const drops = unreported;
-        unreported = 0;
-        this.o.onDropNotice({ session, rule: causeLabel(cause, firewall.groupRuleCount), peer: formatPeer(peer), protocol, port, drops });
-      },
+      dropListener: notices,
     });
+    notices.firewall = firewall;
     const cap = this.caps.get(session);
     if (cap) firewall.limitRates(cap.up, cap.down);
     this.bySession.set(session, firewall);
@@ -119,6 +110,32 @@ export class SessionFirewalls<S extends PolicedSession = PolicedSession> {
     const firewall = this.bySession.get(session);
     firewall?.limitRates(cap.up, cap.down);
     return firewall !== undefined;
+  }
+}
+
+/**
+ * One session's policy.drop events: at most one a second, with the drops it stands for. A class
+ * (state and method on one object) rather than a closure per session (issue 13).
+ */
+class DropNotices<S extends PolicedSession> implements PolicyDropListener {
+  /** Set right after the firewall is made (its rule count names the cause). */
+  firewall: SessionFirewall | undefined;
+  private lastNotice = -Infinity;
+  private unreported = 0;
+
+  constructor(
+    private readonly session: S,
+    private readonly o: SessionFirewallsOptions,
+  ) {}
+
+  dropped(cause: number, peer: number | Uint32Array, protocol: number, port: number): void {
+    this.unreported++;
+    const now = this.o.now();
+    if (now - this.lastNotice < NOTICE_INTERVAL_MS) return;
+    this.lastNotice = now;
+    const drops = this.unreported;
+    this.unreported = 0;
+    this.o.onDropNotice({ session: this.session, rule: causeLabel(cause, this.firewall?.groupRuleCount ?? 0), peer: formatPeer(peer), protocol, port, drops });
   }
 }
 

@@ -5,22 +5,57 @@ import type { SessionTunnel } from "./session-tunnel.ts";
 /** What the CONNECT handler knows about the connection, for operators (ConnectionInfo). */
 export type ConnectionFacts = Omit<ConnectionInfo, "lastRxAt" | "channel" | "cipher"> & { tlsCipher: string };
 
-/** One tunnel connection as the session registry sees it: what to show about it, and how to end it. */
+/**
+ * One tunnel connection as the session registry sees it: what to show about it, and how to end it.
+ * A class (its own `info`) rather than an object of closures: one object per connection, its
+ * getters shared on the prototype (issue 13: memory per session).
+ */
+class TunnelConnection implements LiveConnection, ConnectionInfo {
+  readonly clientAddress: string;
+  readonly clientPort: number;
+  readonly userAgent: string;
+  readonly hostname: string;
+  readonly connectedAt: number;
+  readonly mtu: number;
+  private readonly tlsCipher: string;
+
+  constructor(
+    private readonly cstp: CstpChannel,
+    private readonly tunnel: SessionTunnel,
+    facts: ConnectionFacts,
+  ) {
+    this.clientAddress = facts.clientAddress;
+    this.clientPort = facts.clientPort;
+    this.userAgent = facts.userAgent;
+    this.hostname = facts.hostname;
+    this.connectedAt = facts.connectedAt;
+    this.mtu = facts.mtu;
+    this.tlsCipher = facts.tlsCipher;
+  }
+
+  get info(): ConnectionInfo {
+    return this;
+  }
+
+  get channel(): "cstp" | "dtls" {
+    return this.tunnel.channel;
+  }
+
+  get cipher(): string {
+    return this.tunnel.channel === "dtls" && this.tunnel.dtls ? this.tunnel.dtls.cipher : this.tlsCipher;
+  }
+
+  lastRxAt(): number {
+    return Math.max(this.cstp.lastRx, this.tunnel.dtls?.lastRx ?? 0);
+  }
+
+  close(reason: EndReason): void {
+    closeFor(this.cstp, reason);
+  }
+}
+
 export function liveConnection(channel: CstpChannel, tunnel: SessionTunnel, facts: ConnectionFacts): LiveConnection {
-  const { tlsCipher, ...rest } = facts;
-  return {
-    info: {
-      ...rest,
-      get channel() {
-        return tunnel.channel;
-      },
-      get cipher() {
-        return tunnel.channel === "dtls" && tunnel.dtls ? tunnel.dtls.cipher : tlsCipher;
-      },
-      lastRxAt: () => Math.max(channel.lastRx, tunnel.dtls?.lastRx ?? 0),
-    },
-    close: (reason: EndReason) => closeFor(channel, reason),
-  };
+  return new TunnelConnection(channel, tunnel, facts);
 }
 
 /**

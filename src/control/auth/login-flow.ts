@@ -1,7 +1,8 @@
 import { RateLimitedLog } from "../rate-limited-log.ts";
 import type { UserRecord } from "../../store/records.ts";
 import { effectivePolicy, type DefaultRates, type GroupDefaults } from "../effective-policy.ts";
-import { compilePolicy, emptyPolicy, policyHash, type GroupPolicy } from "../group-policy.ts";
+import { emptyPolicy, type GroupPolicy } from "../group-policy.ts";
+import { CompiledPolicies } from "../compiled-policies.ts";
 import type { EventBus } from "../events.ts";
 import type { GroupService } from "../groups.ts";
 import type { Session, SessionRegistry } from "../sessions.ts";
@@ -85,6 +86,8 @@ const MAX_STEPS_PER_REQUEST = 16;
  */
 export class LoginFlow {
   private readonly contexts: LoginContexts;
+  /** Sessions with the same effective policy share its compiled form (memory per session). */
+  private readonly compiled = new CompiledPolicies();
   private readonly failures: LoginFailures;
   /** "The gateway is full" is said once per interval, however many clients hear it. */
   private readonly full: RateLimitedLog;
@@ -252,11 +255,12 @@ export class LoginFlow {
       return this.failures.refuse({ reason: "static_address_unavailable", message }, request.client, context);
     }
     this.contexts.end(context);
+    const compiled = this.compiled.of(policy);
     const { session, token } = this.o.sessions.create({
       user: user.name,
       group: group.name,
-      policy: compilePolicy(policy),
-      configHash: policyHash(policy),
+      policy: compiled.policy,
+      configHash: compiled.hash,
       maxLivePerUser: limit,
     });
     if (staticAddress !== undefined) session.address = staticAddress;

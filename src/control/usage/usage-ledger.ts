@@ -105,8 +105,9 @@ export class UsageLedger {
 
   private read(t: Tracked, at: number): void {
     const c = t.session.traffic;
+    // An idle session (the common case, every second for each) is told apart before anything is allocated.
+    if (c.bytesIn === t.bytesIn && c.bytesOut === t.bytesOut && c.packetsIn === t.packetsIn && c.packetsOut === t.packetsOut) return;
     const d = { bytesIn: c.bytesIn - t.bytesIn, bytesOut: c.bytesOut - t.bytesOut, packetsIn: c.packetsIn - t.packetsIn, packetsOut: c.packetsOut - t.packetsOut };
-    if (d.bytesIn === 0 && d.bytesOut === 0 && d.packetsIn === 0 && d.packetsOut === 0) return;
     t.bytesIn = c.bytesIn;
     t.bytesOut = c.bytesOut;
     t.packetsIn = c.packetsIn;

@@ -59,6 +59,20 @@ describe("PolicyFilter with IPv6 packets", () => {
     expect(quiet.sent.length).toBe(0);
   });
 
+  test("a live change of icmpProhibited reaches IPv6 too; the IPv6 half made after a policy change judges by the new rules", () => {
+    const { f, sent } = filterFor([]);
+    f.setIcmpProhibited(false);
+    expect(f.fromClient(endpoint, tcp6(CLIENT, LAN, 40000, 22))).toBe("policy_denied");
+    expect(sent.length).toBe(0);
+    f.setIcmpProhibited(true);
+    expect(f.fromClient(endpoint, tcp6(CLIENT, LAN, 40001, 22))).toBe("policy_denied");
+    expect(sent.length).toBe(1);
+    // The IPv6 half is made on the first IPv6 packet: a policy set before then must be the one it uses.
+    const late = filterFor([]);
+    late.f.setPolicy(compile([ssh]));
+    expect(late.f.fromClient(endpoint, tcp6(CLIENT, LAN, 40000, 22))).toBeUndefined();
+  });
+
   test("extension headers are skipped to reach the ports; a broken chain is malformed", () => {
     const { f } = filterFor([ssh]);
     expect(f.fromClient(endpoint, tcp6(CLIENT, LAN, 40000, 22, [HOP_BY_HOP, DEST_OPTS_16]))).toBeUndefined();
