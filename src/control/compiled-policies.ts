@@ -9,10 +9,7 @@ const MAX_KEPT = 256;
  * and rules per login (issue 13: memory per session). Control-plane work, once per login.
  */
 export class CompiledPolicies {
-  /**
-   * Keyed by the policy's full JSON: policyHash is not a key, since its key-list replacer drops the
-   * fields of nested objects (two rule lists of the same length hash alike).
-   */
+  /** Keyed by the policy's JSON text (cheaper than its hash; the same content in the same key order). */
   private readonly byContent = new Map<string, { policy: CompiledPolicy; hash: string }>();
 
   /** The compiled form of `policy` and its hash (Session.configHash). */

@@ -139,10 +139,24 @@ export function policyWarnings(policy: Pick<GroupPolicy, "routes" | "excludeRout
   return [`${sent} routes (after summarising ${policy.routes.length}): some AnyConnect clients apply only the first ${ROUTES_WARNING_THRESHOLD}; use wider networks or a full tunnel`];
 }
 
-/** A stable digest of the policy: the spec's config-hash. */
+/** A stable digest of the policy: the spec's config-hash. Every field counts, nested ones (rules, quota) too. */
 export function policyHash(policy: GroupPolicy): string {
-  const canonical = JSON.stringify(policy, Object.keys(policy).sort());
-  return createHash("sha256").update(canonical).digest("hex");
+  return createHash("sha256").update(canonicalJson(policy)).digest("hex");
+}
+
+/** JSON with the keys of every object sorted, so equal content gives equal text whatever the key order. */
+function canonicalJson(value: unknown): string {
+  if (Array.isArray(value)) return `[${value.map((v) => (v === undefined ? "null" : canonicalJson(v))).join(",")}]`;
+  if (value !== null && typeof value === "object") {
+    const entries = Object.keys(value)
+      .sort()
+      .flatMap((k) => {
+        const v = (value as Record<string, unknown>)[k];
+        return v === undefined ? [] : [`${JSON.stringify(k)}:${canonicalJson(v)}`];
+      });
+    return `{${entries.join(",")}}`;
+  }
+  return JSON.stringify(value) ?? "null";
 }
 
 export const emptyPolicy: GroupPolicy = { routes: [], excludeRoutes: [], dns: [] };
