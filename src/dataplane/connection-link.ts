@@ -84,11 +84,18 @@ export class ConnectionLink implements CstpChannelOptions {
     this.preamble = undefined; // the channel queued it in its constructor
   }
 
-  /** An IP packet from the client on either channel: anti-spoofing, the session's policy, then the TUN batch. */
+  /** A packet from the CSTP stream: anti-spoofing, the session's policy, then the TUN batch written at the end of the read. */
   deliver(packet: Uint8Array): void {
-    if (!this.w.antiSpoofing.allowFromClient(this.endpoint, packet)) return;
-    if (!this.policy.fromClient(packet)) return;
-    this.w.upstream.add(packet);
+    if (this.admits(packet)) this.w.upstream.add(packet);
+  }
+
+  /** A DTLS record's packet (one record, one datagram): the same checks, then written at once, no batch and no copy. */
+  deliverRecord(packet: Uint8Array): void {
+    if (this.admits(packet)) this.w.upstream.writeNow(packet);
+  }
+
+  private admits(packet: Uint8Array): boolean {
+    return this.w.antiSpoofing.allowFromClient(this.endpoint, packet) && this.policy.fromClient(packet);
   }
 
   /** A data frame on CSTP: the client sends over TLS, so it does not use DTLS now (docs/protocol.md §7.7). */
@@ -129,6 +136,6 @@ export class DtlsLink implements DtlsBinding {
   }
 
   onPacket(packet: Uint8Array): void {
-    this.link.deliver(packet);
+    this.link.deliverRecord(packet);
   }
 }

@@ -18,7 +18,6 @@ import type { DtlsOffer } from "../tunnel/dtls-offer.ts";
 import { SessionTunnel } from "../tunnel/session-tunnel.ts";
 import { liveConnection, type ConnectionFacts } from "../tunnel/tunnel-connection.ts";
 import type { TunnelParams } from "../tunnel/tunnel-params.ts";
-import { afterEachDatagram } from "./after-each-datagram.ts";
 import { ConnectionLink, DtlsLink, type LinkWiring } from "./connection-link.ts";
 import { TunWriteBatch } from "./tun-write-batch.ts";
 
@@ -81,8 +80,7 @@ export class DataPlane {
     this.router = new Router(o.drops, o.pool6 && new Router6(o.pool6.base, o.drops));
     this.antiSpoofing = new Firewall([antiSpoofing], o.drops);
     this.upstream = new TunWriteBatch(o.tun, o.drops);
-    const udp = o.udp && afterEachDatagram(o.udp, () => this.upstream.flush());
-    this.dtls = udp && new DtlsServer({ udp, drops: o.drops, now: o.now, log: o.log, handshakeOptions: o.dtlsHandshake });
+    this.dtls = o.udp && new DtlsServer({ udp: o.udp, drops: o.drops, now: o.now, log: o.log, handshakeOptions: o.dtlsHandshake });
     this.firewalls = new SessionFirewalls({
       compiler: o.compiler,
       source: o.policySource,

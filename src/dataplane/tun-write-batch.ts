@@ -6,14 +6,16 @@ const SLAB_BYTES = 256 * 1024;
 const MAX_PACKETS = 128;
 
 /**
- * Upstream packets on their way to the TUN, collected while one CSTP read or one DTLS datagram is
- * handled, then written with one TunDevice.writeMany. Each packet is copied into a preallocated
+ * Upstream packets on their way to the TUN, collected while one CSTP read is handled, then written
+ * with one TunDevice.writeMany (a DTLS datagram holds one packet: writeNow, without the copy). Each packet is copied into a preallocated
  * slab: the packets handed in are views that the decoders reuse (a CSTP frame split over two reads
  * sits in the decoder's reassembly buffer, which the next frame overwrites).
  */
 export class TunWriteBatch {
   private readonly slab = new Uint8Array(SLAB_BYTES);
   private readonly packets: Uint8Array[] = [];
+  /** writeNow's batch of one, reused. */
+  private readonly single: Uint8Array[] = [];
   private used = 0;
 
   constructor(
@@ -31,6 +33,13 @@ export class TunWriteBatch {
     this.slab.set(packet, this.used);
     this.packets.push(this.slab.subarray(this.used, this.used + length));
     this.used += length;
+  }
+
+  /** One packet straight to the TUN, not copied (a DTLS record's, decrypted in its datagram). */
+  writeNow(packet: Uint8Array): void {
+    this.single[0] = packet;
+    if (this.tun.writeMany(this.single) === 0) this.drops.count("tun_write_failed");
+    this.single.length = 0; // keep no datagram alive
   }
 
   /** Writes what was collected; packets the kernel refused are counted as tun_write_failed. */
