@@ -17,7 +17,7 @@ import { provision, repoRoot, startGw, tempDir, type RunningGw } from "../harnes
 import { startOpenconnect, waitForScript } from "../harness/openconnect.ts";
 import { e2eAvailable } from "../harness/preconditions.ts";
 import { ProcessGroup } from "../harness/processes.ts";
-import { createTopology, type Topology } from "../harness/topology.ts";
+import { createTopology, waitAddressesSettled, type Topology } from "../harness/topology.ts";
 
 const CHROMIUM = "/usr/bin/chromium";
 /** The code an authenticator app with this base32 secret shows at `at`. */
@@ -72,6 +72,7 @@ describe.skipIf(!e2eAvailable() || !existsSync(CHROMIUM))("web UI with real open
     const wrapper = join(work, "chromium-in-netns");
     writeFileSync(wrapper, `#!/bin/sh\nexec ${topology.exec(topology.gateway).join(" ")} ${CHROMIUM} "$@"\n`);
     chmodSync(wrapper, 0o755);
+    await waitAddressesSettled(topology.gateway);
     browser = await chromium.launch({ executablePath: wrapper, headless: true, args: ["--no-sandbox", "--ignore-certificate-errors"] });
     context = await browser.newContext({ ignoreHTTPSErrors: true, viewport: { width: 1280, height: 800 } });
     page = await context.newPage();

@@ -102,3 +102,18 @@ export function createLoopbackNamespace(tag: string, o: { forwarding?: boolean }
     },
   };
 }
+
+/**
+ * Waits (at most `timeoutMs`) until no address in `ns` is still tentative: link-local IPv6
+ * addresses (veths, a TUN the gateway just brought up) finish duplicate address detection about
+ * a second after the link comes up, and Chromium reads that change as ERR_NETWORK_CHANGED on
+ * whatever page is loading then.
+ */
+export async function waitAddressesSettled(ns: string, timeoutMs = 5_000): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (Date.now() < deadline) {
+    const tentative = execFileSync("ip", ["-n", ns, "-6", "addr", "show", "tentative"], { encoding: "utf8" }).trim();
+    if (tentative === "") return;
+    await new Promise((r) => setTimeout(r, 100));
+  }
+}
