@@ -89,9 +89,9 @@ export class ConnectionLink implements CstpChannelOptions {
     if (this.admits(packet)) this.w.upstream.add(packet);
   }
 
-  /** A DTLS record's packet (one record, one datagram): the same checks, then written at once, no batch and no copy. */
+  /** A DTLS record's packet (one record, one datagram): the same checks, then to the TUN (tun-write-batch.ts says when). */
   deliverRecord(packet: Uint8Array): void {
-    if (this.admits(packet)) this.w.upstream.writeNow(packet);
+    if (this.admits(packet)) this.w.upstream.writeFromDatagram(packet);
   }
 
   private admits(packet: Uint8Array): boolean {

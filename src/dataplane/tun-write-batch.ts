@@ -7,9 +7,14 @@ const MAX_PACKETS = 128;
 
 /**
  * Upstream packets on their way to the TUN, collected while one CSTP read is handled, then written
- * with one TunDevice.writeMany (a DTLS datagram holds one packet: writeNow, without the copy). Each packet is copied into a preallocated
- * slab: the packets handed in are views that the decoders reuse (a CSTP frame split over two reads
- * sits in the decoder's reassembly buffer, which the next frame overwrites).
+ * with one TunDevice.writeMany. Each packet is copied into a preallocated slab: the packets handed
+ * in are views that the decoders reuse (a CSTP frame split over two reads sits in the decoder's
+ * reassembly buffer, which the next frame overwrites).
+ *
+ * A DTLS datagram holds one packet (writeFromDatagram). When the TUN merges TCP segments
+ * (tun.coalesces), the packets of one receive burst are collected the same way and written once
+ * the burst is handled (`defer`, setImmediate: after the event loop has delivered every datagram
+ * it read); otherwise each is written at once, without the copy.
  */
 export class TunWriteBatch {
   private readonly slab = new Uint8Array(SLAB_BYTES);
@@ -17,10 +22,16 @@ export class TunWriteBatch {
   /** writeNow's batch of one, reused. */
   private readonly single: Uint8Array[] = [];
   private used = 0;
+  private flushPending = false;
+  private readonly deferredFlush = () => {
+    this.flushPending = false;
+    this.flush();
+  };
 
   constructor(
     private readonly tun: TunDevice,
     private readonly drops: DropCounters,
+    private readonly defer: (run: () => void) => void = (run) => void setImmediate(run),
   ) {}
 
   add(packet: Uint8Array): void {
@@ -35,8 +46,16 @@ export class TunWriteBatch {
     this.used += length;
   }
 
-  /** One packet straight to the TUN, not copied (a DTLS record's, decrypted in its datagram). */
-  writeNow(packet: Uint8Array): void {
+  /** A DTLS record's packet, decrypted in its datagram's buffer. */
+  writeFromDatagram(packet: Uint8Array): void {
+    if (this.tun.coalesces) {
+      this.add(packet);
+      if (!this.flushPending) {
+        this.flushPending = true;
+        this.defer(this.deferredFlush);
+      }
+      return;
+    }
     this.single[0] = packet;
     if (this.tun.writeMany(this.single) === 0) this.drops.count("tun_write_failed");
     this.single.length = 0; // keep no datagram alive

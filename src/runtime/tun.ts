@@ -14,6 +14,11 @@ export interface TunOptions {
   ipv6?: { address: string; prefixLength: number };
   /** Where the device reports trouble after it is open (the packet reader stopping); default stderr. */
   log?: Log;
+  /**
+   * Write a batch's consecutive TCP segments of one stream as one GSO packet (Linux: IFF_VNET_HDR,
+   * user-space GRO), so the kernel forwards them once instead of per segment. Default on.
+   */
+  offload?: boolean;
 }
 
 /**
@@ -24,6 +29,11 @@ export interface TunDevice {
   readonly name: string;
   readonly mtu: number;
   /**
+   * True when writeMany merges a batch's TCP segments (offload): then writing many packets at
+   * once is worth a short wait, and the DTLS path collects a receive burst's packets first.
+   */
+  readonly coalesces: boolean;
+  /**
    * Delivers packets read from the device. The array and its Uint8Array views are only valid during the
    * call (they point into a reused batch buffer): copy what must outlive it.
    */
@@ -33,8 +43,8 @@ export interface TunDevice {
   /**
    * Writes a batch of IP packets in one call (as wireguard-go's tun.Write(bufs)); returns how many
    * the kernel took, the rest are the caller's drops. A TUN device takes one packet per write(2),
-   * so on Linux this is a loop of writes inside the adapter; the batch shape leaves room for
-   * offloads (IFF_VNET_HDR with GSO) that take many packets at once.
+   * so on Linux a batch is a loop of writes, except that with offload a stream's consecutive TCP
+   * segments go as one GSO write.
    */
   writeMany(packets: readonly Uint8Array[]): number;
   /** Stops the reader and closes the device (the kernel removes the interface). Idempotent. */

@@ -90,6 +90,8 @@ describe.skipIf(!canRun)("TUN device in a network namespace", () => {
 
   test("an ICMP echo request written to the device is answered by the kernel", () => expectCheck("icmpEcho"));
 
+  test("a batch of one stream's TCP segments reaches a listener intact, written as GSO frames", () => expectCheck("tcpMerged"));
+
   test("same name twice is tun_busy; a second device works", () => {
     expectCheck("busy");
     expectCheck("second");

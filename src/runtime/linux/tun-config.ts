@@ -14,6 +14,7 @@ const IFR_UNION = 16;
 const TUNSETIFF = 0x400454ca; // _IOW('T', 202, int)
 const IFF_TUN = 0x0001;
 const IFF_NO_PI = 0x1000;
+const IFF_VNET_HDR = 0x4000;
 const SIOCSIFADDR = 0x8916;
 const SIOCSIFNETMASK = 0x891c;
 const SIOCSIFMTU = 0x8922;
@@ -89,19 +90,29 @@ function ifreqName(req: Uint8Array): string {
   return new TextDecoder().decode(req.subarray(0, end < 0 || end > IFNAMSIZ ? IFNAMSIZ : end));
 }
 
-/** Opens /dev/net/tun and attaches it to the named interface (created if missing). */
-export function attachTun(libc: TunLibc, name: string): Result<{ fd: number; name: string }> {
+/**
+ * Opens /dev/net/tun and attaches it to the named interface (created if missing). With
+ * `vnetHeader`, every read and write carries a virtio-net header (IFF_VNET_HDR), which lets a
+ * write hand the kernel many TCP segments at once; a kernel that refuses the flag gets the
+ * device without it (`vnetHeader: false` in the result).
+ */
+export function attachTun(libc: TunLibc, name: string, o: { vnetHeader: boolean }): Result<{ fd: number; name: string; vnetHeader: boolean }> {
   const describe = (e: number) => libc.strerror(e);
   const fd = libc.open(TUN_PATH, O_RDWR | O_NONBLOCK | O_CLOEXEC);
   if (fd < 0) return tunError(`open ${TUN_PATH}`, libc.errno(), name, describe);
-  const req = ifreq(name);
-  new DataView(req.buffer).setUint16(IFR_UNION, IFF_TUN | IFF_NO_PI, true);
-  if (libc.ioctl(fd, TUNSETIFF, req) !== 0) {
+  const attach = (flags: number) => {
+    const req = ifreq(name);
+    new DataView(req.buffer).setUint16(IFR_UNION, flags, true);
+    return libc.ioctl(fd, TUNSETIFF, req) === 0 ? req : null;
+  };
+  const withHeader = o.vnetHeader ? attach(IFF_TUN | IFF_NO_PI | IFF_VNET_HDR) : null;
+  const req = withHeader ?? attach(IFF_TUN | IFF_NO_PI);
+  if (!req) {
     const e = libc.errno();
     libc.close(fd);
     return tunError(`create TUN interface ${name} (TUNSETIFF)`, e, name, describe);
   }
-  return ok({ fd, name: ifreqName(req) });
+  return ok({ fd, name: ifreqName(req), vnetHeader: withHeader !== null });
 }
 
 /**

@@ -67,7 +67,7 @@ export function readerWorker(bind: BindReadLoop, post: (event: ReaderEvent) => v
         // Drain the device: batch after batch until read() says EAGAIN.
         for (;;) {
           if (!waitForFreeSlot(ring, slot)) return null;
-          const errno = readBatch(libc, ring, slot);
+          const errno = readBatch(libc, ring, slot, event.data.headerBytes);
           if (ring.words[slotCountIndex(slot)]! > 0) {
             Atomics.store(ring.words, slotStateIndex(slot), FULL);
             post(slot);
@@ -107,14 +107,20 @@ function waitForFreeSlot(ring: Ring, slot: number): boolean {
  * Reads up to one slot's worth and stores the packet count in the slot. Returns 0 when the slot
  * filled up, EAGAIN when the device is empty, another errno when the read failed.
  */
-function readBatch(libc: ReadLoopLibc, ring: Ring, slot: number): number {
+function readBatch(libc: ReadLoopLibc, ring: Ring, slot: number, headerBytes: number): number {
   let count = 0;
   let used = 0;
   let errno = 0;
   const base = slotOffset(slot);
-  while (count < BATCH_PACKETS && SLOT_BYTES - used >= MAX_PACKET) {
-    const n = libc.readAt(base + used, MAX_PACKET);
-    if (n < 0) {
+  const room = MAX_PACKET + headerBytes;
+  while (count < BATCH_PACKETS && SLOT_BYTES - used >= room) {
+    const n = libc.readAt(base + used, room);
+    if (n < headerBytes) {
+      if (n > 0) continue; // shorter than its own header: nothing to deliver
+      if (n === 0) {
+        errno = EAGAIN; // a TUN read never ends a file; back to poll() rather than spin
+        break;
+      }
       errno = libc.errno();
       if (errno === EINTR) {
         errno = 0;
@@ -122,7 +128,7 @@ function readBatch(libc: ReadLoopLibc, ring: Ring, slot: number): number {
       }
       break;
     }
-    ring.words[slotLengthIndex(slot, count)] = n;
+    ring.words[slotLengthIndex(slot, count)] = n - headerBytes;
     used += n;
     count++;
   }

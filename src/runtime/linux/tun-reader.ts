@@ -16,6 +16,7 @@ import {
   type ReaderEvent,
   type ReaderInit,
 } from "./tun-ring.ts";
+import { VNET_FLAGS, VNET_GSO_TYPE } from "./virtio-net-hdr.ts";
 
 /** Main-thread side of the reader worker: starts it, delivers its batches, stops it. */
 
@@ -40,6 +41,7 @@ export function startReader(
   workerUrl: URL,
   fd: number,
   name: string,
+  headerBytes: number,
   onFatal: (message: string) => void,
 ): Promise<Result<TunReader>> {
   const wakeFd = libc.eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC);
@@ -76,11 +78,16 @@ export function startReader(
     let offset = slotOffset(slot);
     for (let i = 0; i < count; i++) {
       const length = words[slotLengthIndex(slot, i)]!;
-      packets.push(new Uint8Array(ring.buffer, offset, length));
+      offset += headerBytes;
+      // The device is never given offloads (no TUNSETOFFLOAD), so the kernel completes checksums
+      // and cuts GSO packets before a read: a header asking for either would be a kernel surprise.
+      if (headerBytes === 0 || (ring.data[offset - headerBytes + VNET_FLAGS] === 0 && ring.data[offset - headerBytes + VNET_GSO_TYPE] === 0)) {
+        packets.push(new Uint8Array(ring.buffer, offset, length));
+      }
       offset += length;
     }
     try {
-      if (handler && count > 0) handler(packets);
+      if (handler && packets.length > 0) handler(packets);
     } finally {
       packets.length = 0;
       Atomics.store(words, slotStateIndex(slot), FREE);
@@ -131,7 +138,7 @@ export function startReader(
         resolve(ok(reader));
       } else onFatal(event.fatal);
     };
-    const init: ReaderInit = { fd, wakeFd, ring: ring.buffer };
+    const init: ReaderInit = { fd, wakeFd, ring: ring.buffer, headerBytes };
     worker.postMessage(init);
   });
 }

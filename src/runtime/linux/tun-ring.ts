@@ -66,6 +66,13 @@ export interface ReaderInit {
   /** eventfd the main thread writes to wake the worker's poll() on stop. */
   wakeFd: number;
   ring: SharedArrayBuffer;
+  /**
+   * Bytes in front of each packet read (the virtio-net header with IFF_VNET_HDR, else 0). The
+   * worker reads header and packet in one read and leaves the header in the slot, before the
+   * packet; a slot's lengths count the packets only, so packet i starts headerBytes after the
+   * end of packet i-1.
+   */
+  headerBytes: number;
 }
 
 /** Worker → main: a full slot's number, "ready" once it runs, or why it stopped on its own. */

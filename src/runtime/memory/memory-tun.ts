@@ -8,6 +8,8 @@ import type { TunDevice } from "../tun.ts";
 export class MemoryTun implements TunDevice {
   readonly name: string;
   readonly mtu: number;
+  /** As a device with offload: the data plane then batches DTLS packets too. */
+  readonly coalesces: boolean;
   /** Packets the gateway wrote, copied, in order. */
   readonly written: Uint8Array[] = [];
   /** write() calls seen, one per packet. */
@@ -17,9 +19,10 @@ export class MemoryTun implements TunDevice {
   closed = false;
   private handler: (packets: readonly Uint8Array[]) => void = () => {};
 
-  constructor(options: { name?: string; mtu?: number } = {}) {
+  constructor(options: { name?: string; mtu?: number; coalesces?: boolean } = {}) {
     this.name = options.name ?? "mem0";
     this.mtu = options.mtu ?? 1400;
+    this.coalesces = options.coalesces ?? false;
   }
 
   onPackets(handler: (packets: readonly Uint8Array[]) => void): void {

@@ -43,3 +43,33 @@ describe("TunWriteBatch", () => {
     expect(drops.get("tun_write_failed")).toBe(1);
   });
 });
+
+describe("TunWriteBatch, DTLS packets", () => {
+  test("with a merging TUN, a burst's packets wait for the deferred flush and go in one batch", () => {
+    const tun = new MemoryTun({ coalesces: true });
+    const deferred: (() => void)[] = [];
+    const batch = new TunWriteBatch(tun, new DropCounters(), (run) => deferred.push(run));
+    const datagram = packet(1, 200);
+    for (let i = 0; i < 5; i++) {
+      datagram.fill(i); // the socket reuses its receive buffer
+      batch.writeFromDatagram(datagram);
+    }
+    expect(tun.written.length).toBe(0);
+    expect(deferred.length).toBe(1); // one flush per burst, not per packet
+    deferred[0]!();
+    expect(tun.batches).toEqual([5]);
+    expect(tun.written.map((p) => p[0])).toEqual([0, 1, 2, 3, 4]);
+    batch.writeFromDatagram(datagram);
+    expect(deferred.length).toBe(2);
+  });
+
+  test("with a TUN that does not merge, each packet is written at once", () => {
+    const tun = new MemoryTun();
+    const batch = new TunWriteBatch(tun, new DropCounters(), () => {
+      throw new Error("no deferral expected");
+    });
+    batch.writeFromDatagram(packet(1));
+    batch.writeFromDatagram(packet(2));
+    expect(tun.batches).toEqual([1, 1]);
+  });
+});
