@@ -100,6 +100,12 @@ export const SETTINGS = {
     applies: "restart",
   }),
   tunName: setting({ schema: tunNameSchema.default("gw0"), help: "TUN device name", flag: "tun", valueHint: "NAME", example: "gw7", applies: "restart" }),
+  tunOffload: setting({
+    schema: z.boolean().default(true),
+    help: "write a TCP stream's consecutive segments to the TUN as one GSO packet (IFF_VNET_HDR), so the kernel forwards them once; off: one write per packet",
+    flag: "tun-offload",
+    applies: "restart",
+  }),
   pool: setting({
     schema: poolSchema.default("10.10.0.0/24"),
     help: "client address pool, /30 or larger; the gateway's own tunnel address is its first",

@@ -140,6 +140,7 @@ export async function startGateway(config: GatewayConfig, deps: GatewayDeps): Pr
     address: formatIpv4(pool.gatewayAddress),
     prefixLength: poolCidr.value.prefixLength,
     mtu: config.mtu,
+    offload: config.tunOffload,
     ...(pool6 && { ipv6: { address: formatIpv6(pool6.gatewayAddress), prefixLength: pool6.cidr.prefixLength } }),
     log: deps.log,
   });

@@ -129,7 +129,7 @@ async function tcpSegmentsMerged(dev: TunDevice, seen: Uint8Array[]): Promise<Ch
   const expected = Buffer.alloc(segments * size);
   for (let i = 0; i < expected.length; i++) expected[i] = (i * 7) & 0xff;
   const received: Buffer[] = [];
-  const server = createServer((socket) => socket.on("data", (d) => received.push(d)));
+  const server = createServer((socket) => socket.on("data", (d: Buffer) => received.push(d)));
   await new Promise<void>((resolve) => server.listen(port, OWN, resolve));
   try {
     const isn = 1000;
