@@ -5,7 +5,8 @@
 #   usage: scripts/bench/vs-ocserv.sh [OUT_DIR]      (root; apt-get install ocserv openconnect iperf3 jq)
 # Knobs: BENCH_DIR (default ../shared/bench beside the repo), GW_RULES (give the bench group a
 # policy of that many access rules, e.g. 20; default: the starter rule), SKIP_OCSERV=1 (measure gw
-# only, e.g. to compare GW_RULES runs with compare.sh) and the harness's own (REPS, CONNECTS,
+# only, e.g. to compare GW_RULES runs with compare.sh), GW_FLAGS (more `gw serve` flags, e.g.
+# --no-tun-offload; GW_NAME names that run's result) and the harness's own (REPS, CONNECTS,
 # IPERF_SECS, N_CLIENTS, ...; see its README).
 set -euo pipefail
 repo=$(cd "$(dirname "$0")/../.." && pwd)
@@ -16,7 +17,7 @@ mkdir -p "$out"
 gw="$repo/dist/gw"
 [ -x "$gw" ] || (cd "$repo" && ./node_modules/.bin/bun build/build.ts)
 
-name=gw
+name=${GW_NAME:-gw}
 rules=""
 if [ -n "${GW_RULES:-}" ]; then
   name=gw-$GW_RULES-rules
@@ -27,7 +28,7 @@ fi
 # so sessions per user are unlimited, as the ocserv anchor sets max-same-clients = 0.
 "$bench/bench-gateway.sh" --name "$name" \
     --prepare "'$gw' init --data-dir \"\$WORK/gw-data\" && '$gw' group add bench --route \"\$LAN_NET\" --data-dir \"\$WORK/gw-data\"$rules && printf '%s\n' \"\$VPN_PASS\" | '$gw' user add \"\$VPN_USER\" --group bench --password-stdin --data-dir \"\$WORK/gw-data\"" \
-    --cmd "'$gw' serve --data-dir \"\$WORK/gw-data\" --listen \"\$GW_OUT_ADDR\" --port \"\$GW_PORT\" --cert \"\$BENCH_CERT\" --key \"\$BENCH_KEY\" --pool \"\$VPN_POOL_CIDR\" --tun vpnb-gw0 --api-listen 127.0.0.1:8443 --max-sessions-per-user 0" \
+    --cmd "'$gw' serve --data-dir \"\$WORK/gw-data\" --listen \"\$GW_OUT_ADDR\" --port \"\$GW_PORT\" --cert \"\$BENCH_CERT\" --key \"\$BENCH_KEY\" --pool \"\$VPN_POOL_CIDR\" --tun vpnb-gw0 --api-listen 127.0.0.1:8443 --max-sessions-per-user 0 ${GW_FLAGS:-}" \
     --version "'$gw' --version" \
     "$out/$name.json"
 [ -n "${SKIP_OCSERV:-}" ] || "$bench/compare.sh" "$out/ocserv.json" "$out/$name.json" | tee "$out/compare.txt"

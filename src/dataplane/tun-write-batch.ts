@@ -48,7 +48,7 @@ export class TunWriteBatch {
 
   /** A DTLS record's packet, decrypted in its datagram's buffer. */
   writeFromDatagram(packet: Uint8Array): void {
-    if (this.tun.coalesces) {
+    if (this.tun.coalesces && carriesTcpData(packet)) {
       this.add(packet);
       if (!this.flushPending) {
         this.flushPending = true;
@@ -56,6 +56,7 @@ export class TunWriteBatch {
       }
       return;
     }
+    this.flush(); // what waits goes first: a stream's packets keep their order
     this.single[0] = packet;
     if (this.tun.writeMany(this.single) === 0) this.drops.count("tun_write_failed");
     this.single.length = 0; // keep no datagram alive
@@ -70,4 +71,11 @@ export class TunWriteBatch {
     this.packets.length = 0;
     this.used = 0;
   }
+}
+
+/** A TCP segment with payload (IPv4 or IPv6), the only kind a merging TUN can join to others. */
+function carriesTcpData(p: Uint8Array): boolean {
+  const version = p[0]! >>> 4;
+  if (version === 4) return p[9] === 6 && p.length > ((p[0]! & 0x0f) << 2) + 20;
+  return version === 6 && p[6] === 6 && p.length > 60;
 }

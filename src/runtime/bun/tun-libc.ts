@@ -33,6 +33,7 @@ export function loadBunLibc() {
     ioctl: (fd, request, arg) => symbols.ioctl(fd, request, arg),
     socket: (domain, type, protocol) => symbols.socket(domain, type, protocol),
     write: (fd, data) => symbols.write(fd, data, data),
+    read: (fd, data) => symbols.read(fd, data, data.byteLength),
     eventfd: (initval, flags) => symbols.eventfd(initval, flags),
     errno,
     strerror: (e) => String(symbols.strerror(e) ?? `errno ${e}`),

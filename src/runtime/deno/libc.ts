@@ -34,6 +34,7 @@ export function loadDenoLibc() {
     ioctl: (fd: number, request: number, arg: Uint8Array) => symbols.ioctl(fd, request, arg),
     socket: (domain: number, type: number, protocol: number) => symbols.socket(domain, type, protocol),
     write: (fd: number, data: Uint8Array) => Number(symbols.write(fd, data, data.byteLength)),
+    read: (fd: number, data: Uint8Array) => Number(symbols.read(fd, addressOf(data), data.byteLength)),
     eventfd: (initval: number, flags: number) => symbols.eventfd(initval, flags),
     errno: () => {
       const at = symbols.__errno_location();

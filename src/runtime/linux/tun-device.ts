@@ -58,6 +58,17 @@ export const linuxOpenTun = (loadLibc: () => TunLibc, workerUrl: () => URL): Ope
   };
   // With the virtio-net header every write is a frame; runs of one TCP stream go as one GSO frame.
   const gro = vnetHeader ? new TcpGro() : null;
+  // After a write, look for a reply on this thread (TunReader.readNow), once the caller's work is done.
+  let readPending = false;
+  const readNowTask = () => {
+    readPending = false;
+    if (open) reader.value.readNow();
+  };
+  const readSoon = () => {
+    if (readPending) return;
+    readPending = true;
+    queueMicrotask(readNowTask);
+  };
   const device: TunDevice = {
     name,
     mtu: settings.value.mtu,
@@ -65,13 +76,16 @@ export const linuxOpenTun = (loadLibc: () => TunLibc, workerUrl: () => URL): Ope
     onPackets: (handler) => reader.value.setHandler(handler),
     write(packet) {
       if (!open) return false;
-      return gro ? gro.writePlain(packet, writeRaw) : writeRaw(packet);
+      const written = gro ? gro.writePlain(packet, writeRaw) : writeRaw(packet);
+      if (written) readSoon();
+      return written;
     },
     writeMany(packets) {
       if (!open) return 0;
-      if (gro) return gro.write(packets, writeRaw);
       let written = 0;
-      for (const packet of packets) if (writeRaw(packet)) written++;
+      if (gro) written = gro.write(packets, writeRaw);
+      else for (const packet of packets) if (writeRaw(packet)) written++;
+      if (written > 0) readSoon();
       return written;
     },
     close() {

@@ -11,6 +11,8 @@ export interface TunLibc {
   socket(domain: number, type: number, protocol: number): number;
   /** write(2) of the whole buffer; the packet path, so no allocation in the binding. */
   write(fd: number, data: Uint8Array): number;
+  /** read(2) into the whole buffer (the main thread's opportunistic read; the worker binds its own). */
+  read(fd: number, data: Uint8Array): number;
   eventfd(initval: number, flags: number): number;
   /** The calling thread's errno (thread-local, so a worker reads its own). */
   errno(): number;

@@ -4,6 +4,8 @@ import {
   FREE,
   FULL,
   MAX_PACKET,
+  OWNER_NOBODY,
+  OWNER_WORKER,
   RING_SLOTS,
   RUNNING,
   SLOT_BYTES,
@@ -15,6 +17,7 @@ import {
   slotStateIndex,
   stateIndex,
   waitingIndex,
+  ownerIndex,
   viewRing,
   type ReaderEvent,
   type ReaderInit,
@@ -63,18 +66,23 @@ export function readerWorker(bind: BindReadLoop, post: (event: ReaderEvent) => v
         const revents = libc.tunRevents();
         if (revents & (POLLERR | POLLHUP | POLLNVAL)) return `device reported poll events 0x${revents.toString(16)}`;
         if (!(revents & POLLIN)) continue;
-
-        // Drain the device: batch after batch until read() says EAGAIN.
-        for (;;) {
-          if (!waitForFreeSlot(ring, slot)) return null;
-          const errno = readBatch(libc, ring, slot, event.data.headerBytes);
-          if (ring.words[slotCountIndex(slot)]! > 0) {
-            Atomics.store(ring.words, slotStateIndex(slot), FULL);
-            post(slot);
-            slot = (slot + 1) % RING_SLOTS;
+        // The main thread is reading what it just caused (a reply to its write): poll again.
+        if (Atomics.compareExchange(ring.words, ownerIndex, OWNER_NOBODY, OWNER_WORKER) !== OWNER_NOBODY) continue;
+        try {
+          // Drain the device: batch after batch until read() says EAGAIN.
+          for (;;) {
+            if (!waitForFreeSlot(ring, slot)) return null;
+            const errno = readBatch(libc, ring, slot, event.data.headerBytes);
+            if (ring.words[slotCountIndex(slot)]! > 0) {
+              Atomics.store(ring.words, slotStateIndex(slot), FULL);
+              post(slot);
+              slot = (slot + 1) % RING_SLOTS;
+            }
+            if (errno === EAGAIN) break;
+            if (errno !== 0) return `read failed: ${libc.strerror(errno)}`;
           }
-          if (errno === EAGAIN) break;
-          if (errno !== 0) return `read failed: ${libc.strerror(errno)}`;
+        } finally {
+          Atomics.store(ring.words, ownerIndex, OWNER_NOBODY);
         }
       }
       return null;

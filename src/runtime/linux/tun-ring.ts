@@ -33,7 +33,18 @@ export const FULL = 1;
 const STATE = 0;
 /** 1 while the worker sleeps on a full slot: only then does freeing a slot need Atomics.notify. */
 const WAITING = 1;
-const CONTROL_WORDS = 2;
+/**
+ * Who may read the device now: nobody, the worker (draining after poll) or the main thread
+ * (reading right after it wrote, while the ring is empty: see TunReader.readNow). One reader
+ * at a time, and the main thread only when nothing read before waits in the ring, keeps the
+ * packets in the order the kernel queued them.
+ */
+const OWNER = 2;
+const CONTROL_WORDS = 3;
+
+export const OWNER_NOBODY = 0;
+export const OWNER_WORKER = 1;
+export const OWNER_MAIN = 2;
 const SLOT_WORDS = 2 + BATCH_PACKETS; // state, count, lengths[BATCH_PACKETS]
 
 export interface Ring {
@@ -55,6 +66,7 @@ export function viewRing(buffer: SharedArrayBuffer): Ring {
 
 export const stateIndex = STATE;
 export const waitingIndex = WAITING;
+export const ownerIndex = OWNER;
 export const slotStateIndex = (slot: number) => CONTROL_WORDS + slot * SLOT_WORDS;
 export const slotCountIndex = (slot: number) => slotStateIndex(slot) + 1;
 export const slotLengthIndex = (slot: number, i: number) => slotStateIndex(slot) + 2 + i;

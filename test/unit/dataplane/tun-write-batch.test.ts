@@ -45,22 +45,46 @@ describe("TunWriteBatch", () => {
 });
 
 describe("TunWriteBatch, DTLS packets", () => {
-  test("with a merging TUN, a burst's packets wait for the deferred flush and go in one batch", () => {
+  /** IPv4 TCP with `payload` bytes; byte 40 (the first of the payload) tells packets apart. */
+  const tcp = (mark: number, payload = 160) => {
+    const p = new Uint8Array(40 + payload);
+    p[0] = 0x45;
+    p[9] = 6;
+    p[40] = mark;
+    return p;
+  };
+
+  test("with a merging TUN, a burst's TCP segments wait for the deferred flush and go in one batch", () => {
     const tun = new MemoryTun({ coalesces: true });
     const deferred: (() => void)[] = [];
     const batch = new TunWriteBatch(tun, new DropCounters(), (run) => deferred.push(run));
-    const datagram = packet(1, 200);
+    const datagram = tcp(0);
     for (let i = 0; i < 5; i++) {
-      datagram.fill(i); // the socket reuses its receive buffer
+      datagram[40] = i; // the socket reuses its receive buffer
       batch.writeFromDatagram(datagram);
     }
     expect(tun.written.length).toBe(0);
     expect(deferred.length).toBe(1); // one flush per burst, not per packet
     deferred[0]!();
     expect(tun.batches).toEqual([5]);
-    expect(tun.written.map((p) => p[0])).toEqual([0, 1, 2, 3, 4]);
+    expect(tun.written.map((p) => p[40])).toEqual([0, 1, 2, 3, 4]);
     batch.writeFromDatagram(datagram);
     expect(deferred.length).toBe(2);
+  });
+
+  test("with a merging TUN, a packet that cannot merge goes at once, after what waits", () => {
+    const tun = new MemoryTun({ coalesces: true });
+    const batch = new TunWriteBatch(tun, new DropCounters(), () => {});
+    batch.writeFromDatagram(tcp(1));
+    batch.writeFromDatagram(tcp(2));
+    const pureAck = tcp(3, 0);
+    const ping = new Uint8Array(84);
+    ping[0] = 0x45;
+    ping[9] = 1;
+    batch.writeFromDatagram(pureAck);
+    batch.writeFromDatagram(ping);
+    expect(tun.batches).toEqual([2, 1, 1]);
+    expect(tun.written.map((p) => p.length)).toEqual([200, 200, 40, 84]);
   });
 
   test("with a TUN that does not merge, each packet is written at once", () => {
