@@ -1,11 +1,14 @@
 import { err, ok, type Result } from "../../errors.ts";
 import type { OpenUdp, UdpSocket } from "../udp.ts";
+import { SO_RCVBUF, SO_RCVBUFFORCE, SOL_SOCKET, UDP_RECEIVE_BUFFER_BYTES } from "../linux/socket-options.ts";
 import { GsoSender, type GsoStats } from "./udp-gso-sender.ts";
-import { loadUdpLibc } from "./udp-libc.ts";
+import { loadUdpLibc, type UdpLibc } from "./udp-libc.ts";
 
 /** Bun's socket plus how its sends went (UDP GSO or the plain path); null stats when GSO was never tried. */
 export interface BunUdpSocket extends UdpSocket {
   readonly gso: GsoStats | null;
+  /** SO_RCVBUF as the kernel reports it after raising it (twice the bytes asked: it counts overhead); -1 when unknown. */
+  readonly receiveBuffer: number;
 }
 
 /** Bun.udpSocket behind the runtime interface; on Linux, sendMany sends same-size runs with UDP GSO. */
@@ -30,11 +33,14 @@ export async function openBunUdp(host: string, port: number): Promise<Result<Bun
       }
     };
     // Bun has `fd` on its UDP socket but leaves it out of its type declarations.
-    const fd = (socket as unknown as { readonly fd?: number }).fd;
-    const gso = gsoSender(fd, socket.address.family, plainSendMany);
+    const reported = (socket as unknown as { readonly fd?: number }).fd;
+    const fd = typeof reported === "number" ? reported : -1;
+    const libc = fd >= 0 ? linuxLibc() : null;
+    const gso = libc === null ? null : gsoSender(fd, socket.address.family, libc, plainSendMany);
     const udp: BunUdpSocket = {
       port: socket.port,
       gso: gso?.stats ?? null,
+      receiveBuffer: libc === null ? -1 : raiseReceiveBuffer(libc, fd),
       send: (data, p, address) => {
         try {
           return socket.send(data, p, address);
@@ -59,13 +65,26 @@ export async function openBunUdp(host: string, port: number): Promise<Result<Bun
 
 export const openUdp: OpenUdp = openBunUdp;
 
-/** The GSO sender where it can work (Linux, a known fd and family, libc loadable); null means plain sends only. */
-function gsoSender(fd: number | undefined, family: string | undefined, plain: (batch: (Uint8Array | number | string)[]) => number): GsoSender | null {
-  if (process.platform !== "linux" || typeof fd !== "number" || fd < 0) return null;
-  if (family !== "IPv4" && family !== "IPv6") return null;
+/** libc for the Linux-only extras; null elsewhere or when it cannot be bound (Bun's own calls still work). */
+function linuxLibc(): UdpLibc | null {
+  if (process.platform !== "linux") return null;
   try {
-    return new GsoSender(fd, family, loadUdpLibc(), plain);
+    return loadUdpLibc();
   } catch {
-    return null; // no libc to bind (an unusual build): Bun's sendmmsg alone still works
+    return null;
   }
+}
+
+/** The GSO sender for a socket of a known family; null means plain sends only. */
+function gsoSender(fd: number, family: string | undefined, libc: UdpLibc, plain: (batch: (Uint8Array | number | string)[]) => number): GsoSender | null {
+  if (family !== "IPv4" && family !== "IPv6") return null;
+  return new GsoSender(fd, family, libc, plain);
+}
+
+/** A receive buffer that absorbs an upload burst (see UDP_RECEIVE_BUFFER_BYTES); past rmem_max when root, else up to it. */
+function raiseReceiveBuffer(libc: UdpLibc, fd: number): number {
+  if (libc.setIntOption(fd, SOL_SOCKET, SO_RCVBUFFORCE, UDP_RECEIVE_BUFFER_BYTES) !== 0) {
+    libc.setIntOption(fd, SOL_SOCKET, SO_RCVBUF, UDP_RECEIVE_BUFFER_BYTES);
+  }
+  return libc.getIntOption(fd, SOL_SOCKET, SO_RCVBUF);
 }
