@@ -6,7 +6,8 @@ export interface UdpSocket {
   /** Sends one datagram; false when the kernel refused it (buffer full): the caller counts a drop. */
   send(data: Uint8Array, port: number, address: string): boolean;
   /**
-   * Sends a batch in one system call where the platform can (sendmmsg); returns how many went.
+   * Sends a batch in as few system calls as the platform allows (sendmmsg; under Bun on Linux, UDP
+   * GSO for runs of same-size datagrams to one peer); returns how many went.
    * `batch` is flat: data, port, address, data, port, address, ...
    */
   sendMany(batch: (Uint8Array | number | string)[]): number;

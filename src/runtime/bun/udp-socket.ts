@@ -1,8 +1,18 @@
-import { err, ok } from "../../errors.ts";
+import { err, ok, type Result } from "../../errors.ts";
 import type { OpenUdp, UdpSocket } from "../udp.ts";
+import { SO_RCVBUF, SO_RCVBUFFORCE, SOL_SOCKET, UDP_RECEIVE_BUFFER_BYTES } from "../linux/socket-options.ts";
+import { GsoSender, type GsoStats } from "./udp-gso-sender.ts";
+import { loadUdpLibc, type UdpLibc } from "./udp-libc.ts";
 
-/** Bun.udpSocket behind the runtime interface. */
-export const openUdp: OpenUdp = async (host, port) => {
+/** Bun's socket plus how its sends went (UDP GSO or the plain path); null stats when GSO was never tried. */
+export interface BunUdpSocket extends UdpSocket {
+  readonly gso: GsoStats | null;
+  /** SO_RCVBUF as the kernel reports it after raising it (twice the bytes asked: it counts overhead); -1 when unknown. */
+  readonly receiveBuffer: number;
+}
+
+/** Bun.udpSocket behind the runtime interface; on Linux, sendMany sends same-size runs with UDP GSO. */
+export async function openBunUdp(host: string, port: number): Promise<Result<BunUdpSocket>> {
   let handler: (data: Uint8Array, port: number, address: string) => void = () => {};
   try {
     const socket = await Bun.udpSocket({
@@ -15,8 +25,22 @@ export const openUdp: OpenUdp = async (host, port) => {
         },
       },
     });
-    const udp: UdpSocket = {
+    const plainSendMany = (batch: (Uint8Array | number | string)[]): number => {
+      try {
+        return socket.sendMany(batch);
+      } catch {
+        return 0;
+      }
+    };
+    // Bun has `fd` on its UDP socket but leaves it out of its type declarations.
+    const reported = (socket as unknown as { readonly fd?: number }).fd;
+    const fd = typeof reported === "number" ? reported : -1;
+    const libc = fd >= 0 ? linuxLibc() : null;
+    const gso = libc === null ? null : gsoSender(fd, socket.address.family, libc, plainSendMany);
+    const udp: BunUdpSocket = {
       port: socket.port,
+      gso: gso?.stats ?? null,
+      receiveBuffer: libc === null ? -1 : raiseReceiveBuffer(libc, fd),
       send: (data, p, address) => {
         try {
           return socket.send(data, p, address);
@@ -24,13 +48,7 @@ export const openUdp: OpenUdp = async (host, port) => {
           return false;
         }
       },
-      sendMany: (batch) => {
-        try {
-          return socket.sendMany(batch);
-        } catch {
-          return 0;
-        }
-      },
+      sendMany: gso === null ? plainSendMany : (batch) => gso.sendMany(batch),
       onDatagram: (h) => {
         handler = h;
       },
@@ -43,4 +61,30 @@ export const openUdp: OpenUdp = async (host, port) => {
     if (code === "EACCES" || code === "EPERM") return err("udp_forbidden", `not allowed to bind UDP ${host}:${port}: run as root or grant CAP_NET_BIND_SERVICE`);
     return err("udp_failed", `cannot bind UDP ${host}:${port}: ${(e as Error).message}`);
   }
-};
+}
+
+export const openUdp: OpenUdp = openBunUdp;
+
+/** libc for the Linux-only extras; null elsewhere or when it cannot be bound (Bun's own calls still work). */
+function linuxLibc(): UdpLibc | null {
+  if (process.platform !== "linux") return null;
+  try {
+    return loadUdpLibc();
+  } catch {
+    return null;
+  }
+}
+
+/** The GSO sender for a socket of a known family; null means plain sends only. */
+function gsoSender(fd: number, family: string | undefined, libc: UdpLibc, plain: (batch: (Uint8Array | number | string)[]) => number): GsoSender | null {
+  if (family !== "IPv4" && family !== "IPv6") return null;
+  return new GsoSender(fd, family, libc, plain);
+}
+
+/** A receive buffer that absorbs an upload burst (see UDP_RECEIVE_BUFFER_BYTES); past rmem_max when root, else up to it. */
+function raiseReceiveBuffer(libc: UdpLibc, fd: number): number {
+  if (libc.setIntOption(fd, SOL_SOCKET, SO_RCVBUFFORCE, UDP_RECEIVE_BUFFER_BYTES) !== 0) {
+    libc.setIntOption(fd, SOL_SOCKET, SO_RCVBUF, UDP_RECEIVE_BUFFER_BYTES);
+  }
+  return libc.getIntOption(fd, SOL_SOCKET, SO_RCVBUF);
+}

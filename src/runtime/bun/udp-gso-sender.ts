@@ -1,0 +1,127 @@
+import { ptr, type Pointer } from "bun:ffi";
+import { CMSG, CMSG_SEGMENT_LEN, CMSG_SEGMENT_SPACE, classifyGsoFailure, IOVEC, MSG_DONTWAIT, MSGHDR, SOL_UDP, UDP_SEGMENT } from "../linux/udp-gso-abi.ts";
+import { GSO_MAX_SEGMENTS, gsoRunLength } from "../linux/udp-gso-runs.ts";
+import { SockaddrCache } from "../linux/sockaddr-cache.ts";
+import { SOCKADDR_BYTES, writeSockaddrPort, type SocketFamily } from "../linux/sockaddr.ts";
+import type { UdpLibc } from "./udp-libc.ts";
+
+type Batch = (Uint8Array | number | string)[];
+
+/** The one preallocated block a GSO send points the kernel at: msghdr, peer address, cmsg, iovecs. */
+const NAME_AT = 64;
+const CONTROL_AT = 96;
+const IOV_AT = 128;
+const BLOCK_BYTES = IOV_AT + GSO_MAX_SEGMENTS * IOVEC.bytes;
+const TWO_32 = 2 ** 32;
+
+/** What went which way; read by tests and the benchmark. */
+export interface GsoStats {
+  /** False once the kernel refused UDP GSO as unsupported; everything then goes through the plain path. */
+  enabled: boolean;
+  /** sendmsg calls that carried a GSO run, and the datagrams in them. */
+  gsoSends: number;
+  gsoDatagrams: number;
+  /** Datagrams handed to the plain path (runs of one, unreachable addresses, refused runs). */
+  plainDatagrams: number;
+}
+
+/**
+ * sendMany over UDP GSO: runs of same-size datagrams to one peer (see gsoRunLength) leave in one
+ * sendmsg with a UDP_SEGMENT cmsg and one iovec per datagram (no copy); everything else goes
+ * through `sendPlain` (Bun's sendmmsg), in the batch's order. Returns how many datagrams the
+ * kernel took, like sendmmsg: a GSO send counts all its segments; a full buffer drops them.
+ * Nothing is allocated per datagram: the msghdr block is this sender's, and peers' sockaddrs are cached.
+ */
+export class GsoSender {
+  readonly stats: GsoStats = { enabled: true, gsoSends: 0, gsoDatagrams: 0, plainDatagrams: 0 };
+  private readonly block = new Uint8Array(new ArrayBuffer(BLOCK_BYTES));
+  private readonly words = new Uint32Array(this.block.buffer);
+  private readonly name = this.block.subarray(NAME_AT, NAME_AT + SOCKADDR_BYTES);
+  private readonly msghdr: Pointer;
+  private readonly sockaddrs: SockaddrCache;
+  /** Datagrams waiting for the plain path, flushed before the next GSO send to keep the order. */
+  private readonly plain: Batch = [];
+
+  constructor(
+    private readonly fd: number,
+    family: SocketFamily,
+    private readonly libc: UdpLibc,
+    private readonly sendPlain: (batch: Batch) => number,
+  ) {
+    this.sockaddrs = new SockaddrCache(family);
+    this.msghdr = ptr(this.block);
+    const base = this.msghdr as number;
+    this.writeWord64(MSGHDR.name, base + NAME_AT);
+    this.writeWord64(MSGHDR.iov, base + IOV_AT);
+    this.writeWord64(MSGHDR.control, base + CONTROL_AT);
+    this.writeWord64(MSGHDR.controllen, CMSG_SEGMENT_SPACE);
+    this.writeWord64(CONTROL_AT + CMSG.len, CMSG_SEGMENT_LEN);
+    this.words[(CONTROL_AT + CMSG.level) >> 2] = SOL_UDP;
+    this.words[(CONTROL_AT + CMSG.type) >> 2] = UDP_SEGMENT;
+  }
+
+  sendMany(batch: Batch): number {
+    if (!this.stats.enabled) return this.sendPlain(batch);
+    const count = (batch.length / 3) | 0;
+    let sent = 0;
+    for (let i = 0; i < count; ) {
+      const run = this.stats.enabled ? gsoRunLength(batch, i) : 1;
+      if (run > 1 && this.sockaddrs.get(batch[i * 3 + 2] as string).length > 0) {
+        sent += this.flushPlain();
+        const errno = this.sendRun(batch, i, run);
+        if (errno === 0) {
+          sent += run;
+          this.stats.gsoSends++;
+          this.stats.gsoDatagrams += run;
+        } else {
+          const failure = classifyGsoFailure(errno);
+          if (failure === "unsupported") this.stats.enabled = false;
+          if (failure !== "drop") this.queuePlain(batch, i, run);
+        }
+      } else {
+        this.queuePlain(batch, i, run);
+      }
+      i += run;
+    }
+    return sent + this.flushPlain();
+  }
+
+  /** One sendmsg for datagrams start..start+run-1 (checked by gsoRunLength); 0 or the errno. */
+  private sendRun(batch: Batch, start: number, run: number): number {
+    const at = start * 3;
+    const sockaddr = this.sockaddrs.get(batch[at + 2] as string);
+    this.name.set(sockaddr.bytes);
+    writeSockaddrPort(this.name, batch[at + 1] as number);
+    this.words[MSGHDR.namelen >> 2] = sockaddr.length;
+    for (let k = 0; k < run; k++) {
+      const data = batch[at + k * 3] as Uint8Array;
+      const iov = IOV_AT + k * IOVEC.bytes;
+      this.writeWord64(iov + IOVEC.base, ptr(data) as number);
+      this.writeWord64(iov + IOVEC.len, data.byteLength);
+    }
+    this.writeWord64(MSGHDR.iovlen, run);
+    const segment = (batch[at] as Uint8Array).byteLength;
+    this.block[CONTROL_AT + CMSG.data] = segment & 0xff; // u16 in host (little-endian) order
+    this.block[CONTROL_AT + CMSG.data + 1] = segment >> 8;
+    return this.libc.sendmsg(this.fd, this.msghdr, MSG_DONTWAIT) >= 0 ? 0 : this.libc.errno();
+  }
+
+  private queuePlain(batch: Batch, start: number, run: number): void {
+    const end = (start + run) * 3;
+    for (let j = start * 3; j < end; j++) this.plain.push(batch[j]!);
+    this.stats.plainDatagrams += run;
+  }
+
+  private flushPlain(): number {
+    if (this.plain.length === 0) return 0;
+    const sent = this.sendPlain(this.plain);
+    this.plain.length = 0;
+    return sent;
+  }
+
+  /** A 64-bit field from a number below 2^53 (pointers and sizes), without BigInt. */
+  private writeWord64(offset: number, value: number): void {
+    this.words[offset >> 2] = value >>> 0;
+    this.words[(offset >> 2) + 1] = (value / TWO_32) >>> 0;
+  }
+}

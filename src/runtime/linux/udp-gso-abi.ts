@@ -1,0 +1,36 @@
+/**
+ * What a UDP GSO sendmsg needs from Linux's ABI (x86-64 and aarch64 are both LP64 little-endian,
+ * so one layout serves both): the option, the flag, and the byte offsets of msghdr, cmsghdr and iovec.
+ */
+export const SOL_UDP = 17;
+export const UDP_SEGMENT = 103;
+export const MSG_DONTWAIT = 0x40;
+
+export const MSGHDR = { name: 0, namelen: 8, iov: 16, iovlen: 24, control: 32, controllen: 40, flags: 48, bytes: 56 } as const;
+export const IOVEC = { base: 0, len: 8, bytes: 16 } as const;
+/** cmsghdr is { size_t len; int level; int type; } then the data, aligned to 8. */
+export const CMSG = { len: 0, level: 8, type: 12, data: 16 } as const;
+/** CMSG_LEN(sizeof(u16)) and CMSG_SPACE(sizeof(u16)). */
+export const CMSG_SEGMENT_LEN = 18;
+export const CMSG_SEGMENT_SPACE = 24;
+
+const EIO = 5;
+const EAGAIN = 11;
+const EINVAL = 22;
+const ENOPROTOOPT = 92;
+const ENOBUFS = 105;
+
+/**
+ * What a refused GSO send means for the datagrams in it:
+ * - "drop": the socket's buffer is full (EAGAIN, ENOBUFS), as a plain send would find it; count them lost.
+ * - "unsupported": this kernel, socket or route cannot do UDP GSO (EINVAL, EIO, ENOPROTOOPT); stop trying.
+ * - "plain": something about this one send (EMSGSIZE when a segment exceeds the route's MTU, a
+ *   pending ICMP error such as ECONNREFUSED, EINTR): send these datagrams one by one instead.
+ */
+export type GsoFailure = "drop" | "unsupported" | "plain";
+
+export function classifyGsoFailure(errno: number): GsoFailure {
+  if (errno === EAGAIN || errno === ENOBUFS) return "drop";
+  if (errno === EINVAL || errno === EIO || errno === ENOPROTOOPT) return "unsupported";
+  return "plain";
+}
