@@ -23,6 +23,9 @@ export async function openBunUdp(host: string, port: number): Promise<Result<Bun
         data(_s, data, remotePort, remoteAddress) {
           handler(data, remotePort, remoteAddress);
         },
+        // A receive error (an ICMP error queued for the socket, e.g. a client's port gone) concerns one
+        // peer; without a handler Bun raises it as an unhandled error. The DTLS peer's own timeouts end it.
+        error() {},
       },
     });
     const plainSendMany = (batch: (Uint8Array | number | string)[]): number => {
