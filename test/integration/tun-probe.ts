@@ -37,6 +37,7 @@ async function checks(): Promise<ProbeReport> {
     out.udpRead = await udpArrives(seen);
     out.icmpEcho = await echoAnswered(dev, seen);
     out.tcpMerged = await tcpSegmentsMerged(dev, seen);
+    out.replyOnWrite = await replyReadRightAfterWrite(dev, seen);
     out.busy = await sameNameBusy();
     out.second = await secondDevice();
   } finally {
@@ -191,6 +192,29 @@ function tcpSegment(o: { seq: number; ack: number; flags: number; port: number; 
   pseudo.set(p.subarray(20), 12);
   v.setUint16(36, checksum(pseudo));
   return p;
+}
+
+/**
+ * The kernel answers an echo while it handles the write; the main thread reads that reply itself
+ * right after the write (TunReader.readNow), so it is there once the microtasks queued by the
+ * write have run, before the reader worker could have posted anything (that takes a task). A
+ * stray packet the worker happens to be reading at that moment makes it wait for the worker: up
+ * to three tries.
+ */
+async function replyReadRightAfterWrite(dev: TunDevice, seen: Uint8Array[]): Promise<Check> {
+  const id = (process.pid + 1) & 0xffff;
+  const tries: string[] = [];
+  for (let attempt = 1; attempt <= 3; attempt++) {
+    const before = seen.length;
+    dev.write(echoRequest(PEER, OWN, id, attempt, Buffer.from("now")));
+    await Promise.resolve();
+    await Promise.resolve();
+    const replied = seen.slice(before).some((p) => p[9] === 1 && ipv4(p, 16) === PEER && p[headerLength(p)] === 0);
+    tries.push(replied ? "at once" : "later");
+    if (replied) return { ok: true, detail: tries.join(", ") };
+    await waitFor(seen.slice(before), () => true, 200);
+  }
+  return { ok: false, detail: tries.join(", ") };
 }
 
 /** IPv4 + ICMP echo request, checksums included. */

@@ -92,6 +92,8 @@ describe.skipIf(!canRun)("TUN device in a network namespace", () => {
 
   test("a batch of one stream's TCP segments reaches a listener intact, written as GSO frames", () => expectCheck("tcpMerged"));
 
+  test("a reply the kernel makes during a write is read on the main thread right after it", () => expectCheck("replyOnWrite"));
+
   test("same name twice is tun_busy; a second device works", () => {
     expectCheck("busy");
     expectCheck("second");

@@ -58,7 +58,8 @@ export const linuxOpenTun = (loadLibc: () => TunLibc, workerUrl: () => URL): Ope
   };
   // With the virtio-net header every write is a frame; runs of one TCP stream go as one GSO frame.
   const gro = vnetHeader ? new TcpGro() : null;
-  // After a write, look for a reply on this thread (TunReader.readNow), once the caller's work is done.
+  // A write takes the device from the reader worker (claim) and, once the caller's work is done,
+  // reads any reply on this thread and gives the device back (TunReader.readNow).
   let readPending = false;
   const readNowTask = () => {
     readPending = false;
@@ -76,16 +77,17 @@ export const linuxOpenTun = (loadLibc: () => TunLibc, workerUrl: () => URL): Ope
     onPackets: (handler) => reader.value.setHandler(handler),
     write(packet) {
       if (!open) return false;
-      const written = gro ? gro.writePlain(packet, writeRaw) : writeRaw(packet);
-      if (written) readSoon();
-      return written;
+      reader.value.claim();
+      readSoon();
+      return gro ? gro.writePlain(packet, writeRaw) : writeRaw(packet);
     },
     writeMany(packets) {
       if (!open) return 0;
+      reader.value.claim();
+      readSoon();
+      if (gro) return gro.write(packets, writeRaw);
       let written = 0;
-      if (gro) written = gro.write(packets, writeRaw);
-      else for (const packet of packets) if (writeRaw(packet)) written++;
-      if (written > 0) readSoon();
+      for (const packet of packets) if (writeRaw(packet)) written++;
       return written;
     },
     close() {

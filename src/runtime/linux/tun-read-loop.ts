@@ -18,6 +18,8 @@ import {
   stateIndex,
   waitingIndex,
   ownerIndex,
+  ownerWaitingIndex,
+  OWNER_MAIN,
   viewRing,
   type ReaderEvent,
   type ReaderInit,
@@ -66,8 +68,14 @@ export function readerWorker(bind: BindReadLoop, post: (event: ReaderEvent) => v
         const revents = libc.tunRevents();
         if (revents & (POLLERR | POLLHUP | POLLNVAL)) return `device reported poll events 0x${revents.toString(16)}`;
         if (!(revents & POLLIN)) continue;
-        // The main thread is reading what it just caused (a reply to its write): poll again.
-        if (Atomics.compareExchange(ring.words, ownerIndex, OWNER_NOBODY, OWNER_WORKER) !== OWNER_NOBODY) continue;
+        // The main thread is writing and will read what its write caused (a reply): wait until it is
+        // done, then poll again. The flag-then-look order mirrors waitForFreeSlot's.
+        if (Atomics.compareExchange(ring.words, ownerIndex, OWNER_NOBODY, OWNER_WORKER) !== OWNER_NOBODY) {
+          Atomics.store(ring.words, ownerWaitingIndex, 1);
+          if (Atomics.load(ring.words, ownerIndex) === OWNER_MAIN) Atomics.wait(ring.words, ownerIndex, OWNER_MAIN, POLL_TIMEOUT_MS);
+          Atomics.store(ring.words, ownerWaitingIndex, 0);
+          continue;
+        }
         try {
           // Drain the device: batch after batch until read() says EAGAIN.
           for (;;) {

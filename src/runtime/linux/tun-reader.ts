@@ -10,6 +10,7 @@ import {
   RING_SLOTS,
   SLOT_BYTES,
   ownerIndex,
+  ownerWaitingIndex,
   RUNNING,
   slotCountIndex,
   slotLengthIndex,
@@ -30,11 +31,17 @@ export type PacketHandler = (packets: readonly Uint8Array[]) => void;
 export interface TunReader {
   setHandler(handler: PacketHandler): void;
   /**
-   * Reads what the device holds now on the calling (main) thread and delivers it at once, when
-   * the worker is not reading and nothing it read still waits in the ring; otherwise leaves it to
-   * the worker. Called right after a write: a reply the kernel produced while handling that write
-   * (a local answer, a LAN host in the same machine) then goes out without waking the worker and
-   * then the main thread again, two thread wake-ups that dominate a round trip.
+   * Takes the device from the worker before a write, when the worker is not reading and nothing
+   * it read still waits in the ring (otherwise does nothing). The worker, woken by a reply the
+   * write caused, then waits instead of racing for it. readNow gives the device back.
+   */
+  claim(): void;
+  /**
+   * Reads what the device holds now on the calling (main) thread and delivers it at once, if it
+   * holds the device (claim, or taken now on the same conditions); then gives it back. Called
+   * right after a write: a reply the kernel produced while handling that write (a local answer, a
+   * LAN host in the same machine) goes out without waking the worker and then the main thread
+   * again, two thread wake-ups that dominate a round trip.
    */
   readNow(): void;
   /** Stops the worker and waits until it no longer touches the fd. Idempotent. */
@@ -114,11 +121,23 @@ export function startReader(
   const nowBuffer = new Uint8Array(SLOT_BYTES);
   const nowPackets: Uint8Array[] = [];
   const readRoom = MAX_PACKET + headerBytes;
-  const readNow = () => {
-    if (stopped || !handler) return;
+  let claimed = false;
+  const release = () => {
+    claimed = false;
+    Atomics.store(words, ownerIndex, OWNER_NOBODY);
+    if (Atomics.load(words, ownerWaitingIndex) === 1) Atomics.notify(words, ownerIndex);
+  };
+  const claim = () => {
+    if (claimed || stopped || !handler) return;
     if (Atomics.compareExchange(words, ownerIndex, OWNER_NOBODY, OWNER_MAIN) !== OWNER_NOBODY) return;
+    claimed = true;
+    // Packets the worker read earlier wait in the ring: reading now would overtake them.
+    for (let slot = 0; slot < RING_SLOTS; slot++) if (Atomics.load(words, slotStateIndex(slot)) === FULL) return release();
+  };
+  const readNow = () => {
+    claim();
+    if (!claimed) return;
     try {
-      for (let slot = 0; slot < RING_SLOTS; slot++) if (Atomics.load(words, slotStateIndex(slot)) === FULL) return;
       let used = 0;
       while (nowPackets.length < NOW_PACKETS && nowBuffer.length - used >= readRoom) {
         const n = libc.read(fd, nowBuffer.subarray(used, used + readRoom));
@@ -129,19 +148,19 @@ export function startReader(
         }
         used += n;
       }
-    } finally {
-      Atomics.store(words, ownerIndex, OWNER_NOBODY);
-    }
-    try {
-      if (nowPackets.length > 0) handler(nowPackets);
+      // Delivered before the device goes back: waking a waiting worker is a system call, not
+      // worth making before the reply is on its way.
+      if (nowPackets.length > 0) handler!(nowPackets);
     } finally {
       nowPackets.length = 0;
+      release();
     }
   };
 
   const stop = () => {
     if (stopped) return;
     stopped = true;
+    if (claimed) release();
     if (Atomics.exchange(words, stateIndex, STOPPING) === RUNNING) {
       // Wake the worker from poll() or from waiting on a full slot, then wait until it has left
       // its loop: only then may the caller close the fd (its number could be reused).
@@ -153,7 +172,7 @@ export function startReader(
     libc.close(wakeFd);
   };
 
-  const reader: TunReader = { setHandler: (h) => (handler = h), readNow, stop };
+  const reader: TunReader = { setHandler: (h) => (handler = h), claim, readNow, stop };
 
   return new Promise((resolve) => {
     let started = false;

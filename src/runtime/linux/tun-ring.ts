@@ -40,7 +40,9 @@ const WAITING = 1;
  * packets in the order the kernel queued them.
  */
 const OWNER = 2;
-const CONTROL_WORDS = 3;
+/** 1 while the worker sleeps until the main thread gives the device back: only then does that need Atomics.notify. */
+const OWNER_WAITING = 3;
+const CONTROL_WORDS = 4;
 
 export const OWNER_NOBODY = 0;
 export const OWNER_WORKER = 1;
@@ -67,6 +69,7 @@ export function viewRing(buffer: SharedArrayBuffer): Ring {
 export const stateIndex = STATE;
 export const waitingIndex = WAITING;
 export const ownerIndex = OWNER;
+export const ownerWaitingIndex = OWNER_WAITING;
 export const slotStateIndex = (slot: number) => CONTROL_WORDS + slot * SLOT_WORDS;
 export const slotCountIndex = (slot: number) => slotStateIndex(slot) + 1;
 export const slotLengthIndex = (slot: number, i: number) => slotStateIndex(slot) + 2 + i;
