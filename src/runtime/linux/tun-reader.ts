@@ -22,7 +22,7 @@ import {
   type ReaderEvent,
   type ReaderInit,
 } from "./tun-ring.ts";
-import { VNET_FLAGS, VNET_GSO_TYPE } from "./virtio-net-hdr.ts";
+import { isPlainHeader } from "./virtio-net-hdr.ts";
 
 /** Main-thread side of the reader worker: starts it, delivers its batches, stops it. */
 
@@ -101,9 +101,7 @@ export function startReader(
     for (let i = 0; i < count; i++) {
       const length = words[slotLengthIndex(slot, i)]!;
       offset += headerBytes;
-      // The device is never given offloads (no TUNSETOFFLOAD), so the kernel completes checksums
-      // and cuts GSO packets before a read: a header asking for either would be a kernel surprise.
-      if (headerBytes === 0 || (ring.data[offset - headerBytes + VNET_FLAGS] === 0 && ring.data[offset - headerBytes + VNET_GSO_TYPE] === 0)) {
+      if (headerBytes === 0 || isPlainHeader(ring.data, offset - headerBytes)) {
         packets.push(new Uint8Array(ring.buffer, offset, length));
       }
       offset += length;
@@ -143,7 +141,7 @@ export function startReader(
         const n = libc.read(fd, nowBuffer.subarray(used, used + readRoom));
         if (n <= 0) break; // EAGAIN, mostly; a real failure is the worker's to report
         if (n < headerBytes) continue;
-        if (headerBytes === 0 || (nowBuffer[used + VNET_FLAGS] === 0 && nowBuffer[used + VNET_GSO_TYPE] === 0)) {
+        if (headerBytes === 0 || isPlainHeader(nowBuffer, used)) {
           nowPackets.push(nowBuffer.subarray(used + headerBytes, used + n));
         }
         used += n;

@@ -21,6 +21,15 @@ export const VNET_GSO_SIZE = 4;
 export const VNET_CSUM_START = 6;
 export const VNET_CSUM_OFFSET = 8;
 
+/**
+ * Whether the header at `at` asks for nothing: no checksum to complete, no GSO. The gateway never
+ * gives the device offloads (no TUNSETOFFLOAD), so the kernel finishes both before a read; a read
+ * whose header asks for either would be a kernel surprise, and is skipped.
+ */
+export function isPlainHeader(data: Uint8Array, at: number): boolean {
+  return data[at + VNET_FLAGS] === 0 && data[at + VNET_GSO_TYPE] === 0;
+}
+
 /** Writes a header into `into` at `at` (little-endian, as the kernel reads it on our targets). */
 export function writeVnetHeader(
   into: Uint8Array,
