@@ -10,11 +10,18 @@ interface Tracked {
   packetsIn: number;
   packetsOut: number;
   pending: SessionUsageDelta;
-  /** True while `pending` holds something to write (or the row does not exist yet). */
-  dirty: boolean;
 }
 
 const zero = (): UsageTotals => ({ bytesIn: 0, bytesOut: 0, packetsIn: 0, packetsOut: 0 });
+
+/**
+ * Session ends within this long are written together: a logout storm of thousands of sessions
+ * (each end its own socket event) costs a few transactions instead of one synced write each.
+ */
+export const END_FLUSH_DELAY_MS = 100;
+const later = (fn: () => void): void => {
+  setTimeout(fn, END_FLUSH_DELAY_MS).unref?.();
+};
 
 /**
  * The usage ledger: reads each live session's traffic counters once per sample (never per
@@ -25,6 +32,8 @@ const zero = (): UsageTotals => ({ bytesIn: 0, bytesOut: 0, packetsIn: 0, packet
  */
 export class UsageLedger {
   private readonly tracked = new Map<string, Tracked>();
+  /** The tracked sessions with something to write (or no row yet): a flush reads only these. */
+  private readonly dirty = new Set<Tracked>();
   private readonly days = new Map<string, DayUsageDelta>();
   /** Bytes and packets per user seen in this run (for /metrics): bounded by the user count. */
   private readonly runTotals = new Map<string, UsageTotals>();
@@ -35,6 +44,8 @@ export class UsageLedger {
     private readonly now: () => number,
     /** A flush failed (the store is unavailable): the deltas are kept for the next one. */
     private readonly onFlushError: (e: Error) => void = () => {},
+    /** Runs the flush after a session end, END_FLUSH_DELAY_MS later (a test seam). */
+    private readonly flushLater: (flush: () => void) => void = later,
   ) {}
 
   /** Reads the counters of these live sessions; call every second or so. */
@@ -43,16 +54,18 @@ export class UsageLedger {
     for (const session of sessions) this.read(this.track(session), at);
   }
 
-  /** The session ended: its last counts and its end are written soon (one flush for many ends at once). */
+  /** The session ended: its last counts and its end are written soon (one flush for the ends of END_FLUSH_DELAY_MS). */
   ended(session: Session, reason: string): void {
     const at = this.now();
     const t = this.track(session);
     this.read(t, at);
     t.pending.end = { at, reason };
-    t.dirty = true;
+    this.dirty.add(t);
     if (!this.flushQueued) {
       this.flushQueued = true;
-      queueMicrotask(() => this.flush());
+      this.flushLater(() => {
+        if (this.flushQueued) this.flush();
+      });
     }
   }
 
@@ -61,8 +74,7 @@ export class UsageLedger {
     this.flushQueued = false;
     const at = this.now();
     const sessions: SessionUsageDelta[] = [];
-    for (const t of this.tracked.values()) {
-      if (!t.dirty) continue;
+    for (const t of this.dirty) {
       t.pending.seenAt = at;
       sessions.push({ ...t.pending });
     }
@@ -74,13 +86,11 @@ export class UsageLedger {
       return;
     }
     this.days.clear();
-    for (const [id, t] of this.tracked) {
-      if (t.pending.end) this.tracked.delete(id);
-      else if (t.dirty) {
-        Object.assign(t.pending, zero(), { dtlsBytes: 0 });
-        t.dirty = false;
-      }
+    for (const t of this.dirty) {
+      if (t.pending.end) this.tracked.delete(t.pending.id);
+      else Object.assign(t.pending, zero(), { dtlsBytes: 0 });
     }
+    this.dirty.clear();
   }
 
   /** Per-user totals of this run, for /metrics. */
@@ -96,9 +106,9 @@ export class UsageLedger {
         session,
         ...zero(),
         pending: { id: session.id, user: session.user, group: session.group, startedAt: session.createdAt, seenAt: 0, ...zero(), dtlsBytes: 0 },
-        dirty: true,
       };
       this.tracked.set(session.id, t);
+      this.dirty.add(t);
     }
     return t;
   }
@@ -114,7 +124,7 @@ export class UsageLedger {
     t.packetsOut = c.packetsOut;
     add(t.pending, d);
     if (t.session.connection?.info.channel === "dtls") t.pending.dtlsBytes += d.bytesIn + d.bytesOut;
-    t.dirty = true;
+    this.dirty.add(t);
     const user = t.session.user;
     const day = utcDay(at);
     const key = `${user}\n${day}`;

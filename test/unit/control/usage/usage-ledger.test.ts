@@ -1,6 +1,6 @@
 import { describe, expect, test } from "bun:test";
 import { SessionRegistry, type Session } from "../../../../src/control/sessions.ts";
-import { UsageLedger } from "../../../../src/control/usage/usage-ledger.ts";
+import { END_FLUSH_DELAY_MS, UsageLedger } from "../../../../src/control/usage/usage-ledger.ts";
 import { UsageKeeper } from "../../../../src/control/usage/usage-keeper.ts";
 import { openSqliteStore } from "../../../../src/store/sqlite-store.ts";
 import type { Store } from "../../../../src/store/store.ts";
@@ -60,7 +60,7 @@ describe("usage ledger", () => {
     expect(store.usage.listUsageSessions("alice", 0, Infinity, 10)[0]).toMatchObject({ bytesIn: 11, bytesOut: 22 });
   });
 
-  test("a session's end is written at once (one flush for many ends), with its last bytes and reason", async () => {
+  test("a session's end is written within END_FLUSH_DELAY_MS, with its last bytes and reason", async () => {
     const { store, now, sessions, session, move } = setup();
     const keeper = new UsageKeeper({ store: store.usage, sessions, now, log: () => {}, flushSeconds: 15, retentionDays: () => 400 });
     const a = session();
@@ -68,11 +68,45 @@ describe("usage ledger", () => {
     move(a, 5, 6);
     move(b, 7, 8);
     sessions.end(a, "logout");
+    await Promise.resolve(); // another socket event: the second end comes in a later task
     sessions.end(b, "admin");
-    await Promise.resolve();
+    await new Promise((r) => setTimeout(r, END_FLUSH_DELAY_MS + 50));
     expect(store.usage.listUsageSessions("alice", 0, Infinity, 10)[0]).toMatchObject({ bytesIn: 5, bytesOut: 6, endedAt: now(), endReason: "logout" });
     expect(store.usage.listUsageSessions("bob", 0, Infinity, 10)[0]).toMatchObject({ bytesIn: 7, endReason: "admin" });
     keeper.stop();
+  });
+
+  test("a logout storm is one write: the ends of many sessions wait for one flush, which writes only what changed", () => {
+    const { store, now, session, move } = setup();
+    const writes: number[] = [];
+    const counting = { ...store.usage, addUsage: (rows: Parameters<typeof store.usage.addUsage>[0], days: Parameters<typeof store.usage.addUsage>[1]) => {
+      writes.push(rows.length);
+      store.usage.addUsage(rows, days);
+    } };
+    const scheduled: (() => void)[] = [];
+    const ledger = new UsageLedger(counting, now, undefined, (flush) => scheduled.push(flush));
+    const all = Array.from({ length: 500 }, (_, i) => session(`user${i}`));
+    ledger.sample(all);
+    ledger.flush();
+    expect(writes).toEqual([500]); // every new session gets its row
+    const leaving = all.slice(0, 200);
+    for (const s of leaving) move(s, 3, 4);
+    for (const s of leaving) ledger.ended(s, "logout");
+    expect(scheduled).toHaveLength(1);
+    expect(writes).toEqual([500]); // nothing written yet
+    scheduled[0]!();
+    expect(writes).toEqual([500, 200]); // one write, of the 200 ended sessions only
+    const row = store.usage.listUsageSessions("user7", 0, Infinity, 10)[0];
+    expect(row).toMatchObject({ bytesIn: 3, bytesOut: 4, endReason: "logout" });
+    expect(store.usage.listUsageSessions("user300", 0, Infinity, 10)[0]).toMatchObject({ endedAt: null });
+    // The ended sessions are forgotten: a later flush writes nothing for them, and the idle ones stay clean.
+    ledger.flush();
+    expect(writes).toEqual([500, 200, 0]);
+    // A flush before the timer made it redundant: the timer then writes nothing more.
+    ledger.ended(all[300]!, "admin");
+    ledger.flush();
+    scheduled[1]!();
+    expect(writes).toEqual([500, 200, 0, 1]);
   });
 
   test("a failed flush keeps its deltas for the next one", () => {
