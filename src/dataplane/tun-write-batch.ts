@@ -73,9 +73,17 @@ export class TunWriteBatch {
   }
 }
 
-/** A TCP segment with payload (IPv4 or IPv6), the only kind a merging TUN can join to others. */
+/**
+ * A TCP segment with payload (IPv4, or IPv6 without extension headers), the only kind a merging
+ * TUN can join to others. The payload starts after the TCP header's own length (data offset), so a
+ * pure ACK with options (timestamps, SACK: Linux sends them on every ACK) is not taken for data.
+ */
 function carriesTcpData(p: Uint8Array): boolean {
   const version = p[0]! >>> 4;
-  if (version === 4) return p[9] === 6 && p.length > ((p[0]! & 0x0f) << 2) + 20;
-  return version === 6 && p[6] === 6 && p.length > 60;
+  let tcpAt: number;
+  if (version === 4 && p[9] === 6) tcpAt = (p[0]! & 0x0f) << 2;
+  else if (version === 6 && p[6] === 6) tcpAt = 40;
+  else return false;
+  if (p.length < tcpAt + 20) return false;
+  return p.length > tcpAt + ((p[tcpAt + 12]! >>> 4) << 2);
 }

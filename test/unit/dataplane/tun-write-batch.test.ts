@@ -50,7 +50,26 @@ describe("TunWriteBatch, DTLS packets", () => {
     const p = new Uint8Array(40 + payload);
     p[0] = 0x45;
     p[9] = 6;
+    p[32] = 0x50; // data offset: 5 words, no options
     p[40] = mark;
+    return p;
+  };
+  /** A pure ACK as Linux sends it: 12 bytes of options (NOP, NOP, timestamps), no payload. */
+  const ackWithTimestamps = (ipv6: boolean) => {
+    const ipHeader = ipv6 ? 40 : 20;
+    const p = new Uint8Array(ipHeader + 32);
+    if (ipv6) {
+      p[0] = 0x60;
+      p[6] = 6;
+    } else {
+      p[0] = 0x45;
+      p[9] = 6;
+    }
+    p[ipHeader + 12] = 0x80; // data offset: 8 words
+    p[ipHeader + 20] = 1;
+    p[ipHeader + 21] = 1;
+    p[ipHeader + 22] = 8;
+    p[ipHeader + 23] = 10;
     return p;
   };
 
@@ -85,6 +104,20 @@ describe("TunWriteBatch, DTLS packets", () => {
     batch.writeFromDatagram(ping);
     expect(tun.batches).toEqual([2, 1, 1]);
     expect(tun.written.map((p) => p.length)).toEqual([200, 200, 40, 84]);
+  });
+
+  test("with a merging TUN, a pure ACK with TCP options (IPv4 and IPv6) goes at once: its header is not payload", () => {
+    const tun = new MemoryTun({ coalesces: true });
+    const deferred: (() => void)[] = [];
+    const batch = new TunWriteBatch(tun, new DropCounters(), (run) => deferred.push(run));
+    batch.writeFromDatagram(tcp(1));
+    batch.writeFromDatagram(ackWithTimestamps(false));
+    batch.writeFromDatagram(ackWithTimestamps(true));
+    expect(tun.batches).toEqual([1, 1, 1]);
+    expect(tun.written.map((p) => p.length)).toEqual([200, 52, 72]);
+    expect(deferred.length).toBe(1); // the data segment's flush, found nothing left to write
+    deferred[0]!();
+    expect(tun.batches).toEqual([1, 1, 1]);
   });
 
   test("with a TUN that does not merge, each packet is written at once", () => {
