@@ -12,7 +12,7 @@ const MAX_PACKETS = 128;
  * reassembly buffer, which the next frame overwrites).
  *
  * A DTLS datagram holds one packet (writeFromDatagram). When the TUN merges TCP segments
- * (tun.coalesces), the packets of one receive burst are collected the same way and written once
+ * (tun.coalesces), the TCP packets of one receive burst are collected the same way and written once
  * the burst is handled (`defer`, setImmediate: after the event loop has delivered every datagram
  * it read); otherwise each is written at once, without the copy.
  */
@@ -46,9 +46,9 @@ export class TunWriteBatch {
     this.used += length;
   }
 
-  /** A DTLS record's packet, decrypted in its datagram's buffer. */
+  /** A DTLS record's packet, decrypted in its datagram's buffer: TCP waits for the burst's end (isTcp), the rest goes at once. */
   writeFromDatagram(packet: Uint8Array): void {
-    if (this.tun.coalesces && carriesTcpData(packet)) {
+    if (this.tun.coalesces && isTcp(packet)) {
       this.add(packet);
       if (!this.flushPending) {
         this.flushPending = true;
@@ -74,16 +74,12 @@ export class TunWriteBatch {
 }
 
 /**
- * A TCP segment with payload (IPv4, or IPv6 without extension headers), the only kind a merging
- * TUN can join to others. The payload starts after the TCP header's own length (data offset), so a
- * pure ACK with options (timestamps, SACK: Linux sends them on every ACK) is not taken for data.
+ * TCP (IPv4, or IPv6 without extension headers): its segments wait for the burst's end. Data
+ * segments merge there; pure ACKs cannot, but they ride along, so a download's ACKs reach the TUN
+ * once per burst instead of each taking the device from the reader on its own (measured: writing
+ * them at once cost DTLS download about 20 % of its Mbit per CPU-second).
  */
-function carriesTcpData(p: Uint8Array): boolean {
+function isTcp(p: Uint8Array): boolean {
   const version = p[0]! >>> 4;
-  let tcpAt: number;
-  if (version === 4 && p[9] === 6) tcpAt = (p[0]! & 0x0f) << 2;
-  else if (version === 6 && p[6] === 6) tcpAt = 40;
-  else return false;
-  if (p.length < tcpAt + 20) return false;
-  return p.length > tcpAt + ((p[tcpAt + 12]! >>> 4) << 2);
+  return version === 4 ? p[9] === 6 : version === 6 && p[6] === 6;
 }
