@@ -9,7 +9,7 @@ import { execFileSync, spawnSync } from "node:child_process";
 import { existsSync, mkdirSync, rmSync } from "node:fs";
 import { join } from "node:path";
 import { gwArgv, gwCli, provision, repoRoot, startGw, tempDir, type RunningGw } from "../harness/gateway.ts";
-import { startOpenconnect, waitForScript } from "../harness/openconnect.ts";
+import { DTLS_UP_LINE, startOpenconnect, waitForScript } from "../harness/openconnect.ts";
 import { e2eAvailable } from "../harness/preconditions.ts";
 import { ProcessGroup } from "../harness/processes.ts";
 import { createTopology, type Topology } from "../harness/topology.ts";
@@ -86,7 +86,7 @@ describe.skipIf(!e2eAvailable("deno"))("gw bundle under Deno", () => {
     // The user the CLI added through the server logs in: its hash was made by the Deno build.
     const oc = await connect("erin", "erin-pass-5", []);
     await oc.waitFor("Established DTLS connection (using GnuTLS). Ciphersuite (DTLS1.2)-(RSA)-", 10_000);
-    await oc.waitFor("with SSL connected and DTLS connected", 10_000);
+    await oc.waitFor(DTLS_UP_LINE, 10_000);
     await gw.process.waitFor(/dtls up session=\S+ user=erin /);
     expect(gw.process.stderr().match(/PSK-NEGOTIATE DTLS is not offered/g)).toHaveLength(1);
     expect(run(topology.client, ["ping", "-c", "3", "-W", "2", topology.lanHost])).toContain("3 received");

@@ -10,7 +10,7 @@ import { join } from "node:path";
 import { mkdirSync, rmSync } from "node:fs";
 import { setTimeout as sleep } from "node:timers/promises";
 import { gwCli, provision, repoRoot, startGw, tempDir, type RunningGw } from "../harness/gateway.ts";
-import { startOpenconnect, waitForScript } from "../harness/openconnect.ts";
+import { DTLS_UP_LINE, startOpenconnect, waitForScript } from "../harness/openconnect.ts";
 import { ProcessGroup, type Started } from "../harness/processes.ts";
 import { createTopology, type Topology } from "../harness/topology.ts";
 import { e2eAvailable } from "../harness/preconditions.ts";
@@ -85,7 +85,7 @@ for (const channel of ["cstp", "dtls"] as const) {
         flags: channel === "cstp" ? ["--no-dtls"] : [],
       });
       address = (await waitForScript(state, "connect")).get("INTERNAL_IP4_ADDRESS")!;
-      await client.waitFor(channel === "cstp" ? "with SSL connected and DTLS disabled" : "with SSL connected and DTLS connected", 15_000);
+      await client.waitFor(channel === "cstp" ? "with SSL connected and DTLS disabled" : DTLS_UP_LINE, 15_000);
     }, 90_000);
 
     afterAll(async () => {

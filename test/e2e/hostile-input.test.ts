@@ -13,7 +13,7 @@ import { execFileSync } from "node:child_process";
 import { mkdirSync, readdirSync, readFileSync, rmSync } from "node:fs";
 import { join } from "node:path";
 import { gwCli, provision, repoRoot, startGw, tempDir, type RunningGw } from "../harness/gateway.ts";
-import { startOpenconnect, waitForScript } from "../harness/openconnect.ts";
+import { DTLS_UP_LINE, startOpenconnect, waitForScript } from "../harness/openconnect.ts";
 import { e2eAvailable } from "../harness/preconditions.ts";
 import { ProcessGroup, type Started } from "../harness/processes.ts";
 import { createTopology, type Topology } from "../harness/topology.ts";
@@ -120,7 +120,7 @@ describe.skipIf(!e2eAvailable())("hostile input against gw while a user works", 
     await waitForScript(state, "connect").catch((e) => {
       throw new Error(`the victim could not connect: ${e.message}${ocOutput()}`);
     });
-    await oc.waitFor("with SSL connected and DTLS connected", 15_000).catch((e) => {
+    await oc.waitFor(DTLS_UP_LINE, 15_000).catch((e) => {
       throw new Error(`the victim's DTLS channel never came up: ${e.message.split("\n")[0]}${ocOutput()}`);
     });
     const dtlsUp = /dtls up session=(\S+) user=victim peer=(\S+) /;

@@ -10,7 +10,7 @@ import { mkdirSync, rmSync } from "node:fs";
 import { join } from "node:path";
 import { setTimeout as sleep } from "node:timers/promises";
 import { gwCli, provision, repoRoot, startGw, tempDir, type RunningGw } from "../harness/gateway.ts";
-import { startOpenconnect, waitForScript } from "../harness/openconnect.ts";
+import { DTLS_UP_LINE, startOpenconnect, waitForScript } from "../harness/openconnect.ts";
 import type { Started } from "../harness/processes.ts";
 import { ProcessGroup } from "../harness/processes.ts";
 import { createTopology, type Topology } from "../harness/topology.ts";
@@ -111,7 +111,7 @@ describe.skipIf(!e2eAvailable())("IPv6 inside and outside the tunnel (openconnec
 
   test("over DTLS: IPv6 packets both ways through the DTLS channel", async () => {
     const { oc, env } = await connect([]);
-    await oc.waitFor("with SSL connected and DTLS connected", 15_000);
+    await oc.waitFor(DTLS_UP_LINE, 15_000);
     const up = /dtls up session=(\S+) user=alice /;
     await gw.process.waitFor(up);
     const sessionId = [...gw.process.stderr().matchAll(new RegExp(up, "g"))].at(-1)![1];
@@ -125,7 +125,7 @@ describe.skipIf(!e2eAvailable())("IPv6 inside and outside the tunnel (openconnec
 
   test("an IPv6-only outer connection: openconnect to https://[2001:db8:1::1]/, TLS and DTLS over IPv6", async () => {
     const { oc, env } = await connect([], `https://[${topology.gatewayOutside6}]/`);
-    await oc.waitFor("with SSL connected and DTLS connected", 15_000);
+    await oc.waitFor(DTLS_UP_LINE, 15_000);
     expect(env.get("VPNGATEWAY")).toBe(topology.gatewayOutside6!);
     expect(ping(topology.lanHost6!)).toContain("3 received");
     expect(ping(topology.lanHost)).toContain("3 received");
@@ -139,7 +139,7 @@ describe.skipIf(!e2eAvailable())("IPv6 inside and outside the tunnel (openconnec
     const lan = procs.start([...topology.exec(topology.lan), process.execPath, echo, "serve6", "8080", "8081"]);
     await lan.waitFor("listening");
     const dtls = await connect([]);
-    await dtls.oc.waitFor("with SSL connected and DTLS connected", 15_000);
+    await dtls.oc.waitFor(DTLS_UP_LINE, 15_000);
     expect(connect6(8081)).toBe("connected"); // the starter rule lets IPv6 out
     expect(cli(["group", "rule", "add", "staff", "allow", "--proto", "tcp", "--to", "2001:db8:2::/64", "--port", "8080"]).code).toBe(0);
     expect(cli(["group", "rule", "add", "staff", "allow", "--proto", "icmp", "--to", "198.51.100.0/24"]).code).toBe(0);

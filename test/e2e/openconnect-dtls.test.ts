@@ -8,7 +8,7 @@ import { execFileSync } from "node:child_process";
 import { mkdirSync, rmSync } from "node:fs";
 import { join } from "node:path";
 import { provision, repoRoot, startGw, tempDir, type RunningGw } from "../harness/gateway.ts";
-import { startOpenconnect, waitForScript } from "../harness/openconnect.ts";
+import { DTLS_UP_LINE, startOpenconnect, waitForScript } from "../harness/openconnect.ts";
 import { e2eAvailable } from "../harness/preconditions.ts";
 import { ProcessGroup } from "../harness/processes.ts";
 import { createTopology, type Topology } from "../harness/topology.ts";
@@ -70,7 +70,7 @@ describe.skipIf(!e2eAvailable())("openconnect over DTLS against gw", () => {
       // The tunnel comes up only after the DTLS handshake and MTU probing (§7.7); openconnect's
       // output is a pipe, so its lines may still be on their way: wait for them, do not peek.
       await oc.waitFor(`Established DTLS connection (using GnuTLS). Ciphersuite ${cipher}.`, 10_000);
-      await oc.waitFor("with SSL connected and DTLS connected", 10_000);
+      await oc.waitFor(DTLS_UP_LINE, 10_000);
       // The cipher ("DTLS1.2 NAME") holds a space, so the log quotes it.
       const up = new RegExp(`dtls up session=(\\S+) user=dave .*cipher="DTLS\\S+ ${gwCipher}"\n`);
       await gw.process.waitFor(up);
@@ -99,7 +99,7 @@ describe.skipIf(!e2eAvailable())("openconnect over DTLS against gw", () => {
 
   test("UDP blocked mid-session: the client moves to CSTP, so does the gateway, and traffic keeps flowing", async () => {
     const oc = await connect([]);
-    await oc.waitFor("with SSL connected and DTLS connected", 10_000);
+    await oc.waitFor(DTLS_UP_LINE, 10_000);
     expect(run(topology.client, ["ping", "-c", "1", "-W", "2", topology.lanHost])).toContain("1 received");
     execFileSync("ip", ["-n", topology.client, "rule", "add", "ipproto", "udp", "dport", "443", "prohibit"]);
     try {

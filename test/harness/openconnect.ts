@@ -37,6 +37,13 @@ export function openconnectArgv(topology: Topology, o: { pin: string; how: strin
   ];
 }
 
+/**
+ * openconnect 9.01's "Configured as …" line once DTLS is up. Its DTLS state is "connected" right
+ * after the handshake (and MTU probe) and "established" once its main loop has enabled the data
+ * path; which one the line shows depends on when the tunnel device comes up, so both mean up.
+ */
+export const DTLS_UP_LINE = /with SSL connected and DTLS (connected|established)/;
+
 /** Debian's openconnect in the client namespace, with our --script recording the client's view. */
 export function startOpenconnect(topology: Topology, procs: ProcessGroup, o: OpenconnectOptions): Started {
   return procs.start(openconnectArgv(topology, { pin: o.pin, how: ["--passwd-on-stdin", "-u", o.user], script: { interface: o.interface ?? "oc0" }, flags: o.flags, server: o.server }), {
