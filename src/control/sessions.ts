@@ -1,5 +1,5 @@
 import { createHash, randomBytes } from "node:crypto";
-import { TrafficCounters } from "../net/traffic-counters.ts";
+import { TouchedCounters, TrafficCounters } from "../net/traffic-counters.ts";
 import type { Ipv6Words } from "../net/ipv6.ts";
 import type { CompiledPolicy } from "./group-policy.ts";
 
@@ -98,6 +98,10 @@ export interface NewSession {
 export class SessionRegistry {
   private readonly byTokenHash = new Map<string, Session>();
   private readonly byId = new Map<string, Session>();
+  /** The sessions' counters that moved since the usage ledger last read them. */
+  readonly touched = new TouchedCounters();
+  private readonly createListeners: ((session: Session) => void)[] = [];
+  private createdCount = 0;
   private readonly endListeners: ((session: Session, reason: EndReason) => void)[] = [];
   private readonly attachListeners: ((session: Session, connection: LiveConnection) => void)[] = [];
   private readonly channelListeners: ((session: Session, channel: "cstp" | "dtls", cipher: string) => void)[] = [];
@@ -119,13 +123,15 @@ export class SessionRegistry {
       tokenHash: hashToken(token),
       ...input,
       createdAt: this.now(),
-      traffic: new TrafficCounters(),
+      traffic: new TrafficCounters(this.touched),
       disconnectedSince: this.now(),
       attachedOnce: false,
       ended: false,
     };
     this.byTokenHash.set(session.tokenHash, session);
     this.byId.set(session.id, session);
+    this.createdCount++;
+    for (const listener of this.createListeners) listener(session);
     return { session, token };
   }
 
@@ -221,6 +227,15 @@ export class SessionRegistry {
     for (const listener of this.endListeners) listener(session, reason);
   }
 
+  /** Sessions created since the registry began: a reader can tell that new ones came. */
+  get created(): number {
+    return this.createdCount;
+  }
+
+  onCreate(listener: (session: Session) => void): void {
+    this.createListeners.push(listener);
+  }
+
   onEnd(listener: (session: Session, reason: EndReason) => void): void {
     this.endListeners.push(listener);
   }
@@ -231,7 +246,8 @@ export class SessionRegistry {
    */
   sweep(): void {
     const now = this.now();
-    for (const session of [...this.byId.values()]) {
+    // Ending a session deletes it from byId; a Map's iterator allows that (no copy of all sessions each second).
+    for (const session of this.byId.values()) {
       const info = session.connection?.info;
       if (info && this.announcedChannel.get(session) !== info.channel) this.channelChanged(session, info.channel, info.cipher);
       if (this.isExpired(session)) this.end(session, "cookie_expired");

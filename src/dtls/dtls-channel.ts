@@ -86,8 +86,7 @@ export class DtlsChannel {
     if (this.closed) return;
     if (this.bare) this.sendPlain(packet, true);
     else this.sendTyped(DATA, packet, true);
-    this.o.traffic.packetsOut++;
-    this.o.traffic.bytesOut += packet.length;
+    this.o.traffic.countOut(packet.length);
   }
 
   sendDpdRequest(): void {
@@ -133,8 +132,7 @@ export class DtlsChannel {
   }
 
   private deliver(packet: Uint8Array): void {
-    this.o.traffic.packetsIn++;
-    this.o.traffic.bytesIn += packet.length;
+    this.o.traffic.countIn(packet.length);
     this.o.onPacket(packet);
   }
 

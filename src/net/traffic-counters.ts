@@ -1,14 +1,58 @@
+/**
+ * The counters that moved since the reader last drained them, each listed once: a reader that
+ * runs every second (the usage ledger) visits those instead of every session (issue 13: at tens
+ * of thousands of mostly idle sessions, the full scan was the gateway's largest idle cost).
+ */
+export class TouchedCounters {
+  private list: TrafficCounters[] = [];
+
+  add(counters: TrafficCounters): void {
+    this.list.push(counters);
+  }
+
+  /** The counters touched since the last drain; each is listed again at its next packet. */
+  drain(): TrafficCounters[] {
+    const list = this.list;
+    this.list = [];
+    for (const counters of list) counters.touched = false;
+    return list;
+  }
+}
+
 /** Packets and bytes through one tunnel ("in" = from the client), kept across reconnects. */
 export class TrafficCounters {
   packetsIn = 0;
   packetsOut = 0;
   bytesIn = 0;
   bytesOut = 0;
+  /** Listed on `watch` since its last drain. */
+  touched = false;
+
+  constructor(private readonly watch?: TouchedCounters) {}
+
+  /** One packet from the client. */
+  countIn(bytes: number): void {
+    this.packetsIn++;
+    this.bytesIn += bytes;
+    if (!this.touched) this.touch();
+  }
+
+  /** One packet to the client. */
+  countOut(bytes: number): void {
+    this.packetsOut++;
+    this.bytesOut += bytes;
+    if (!this.touched) this.touch();
+  }
 
   add(other: TrafficCounters): void {
     this.packetsIn += other.packetsIn;
     this.packetsOut += other.packetsOut;
     this.bytesIn += other.bytesIn;
     this.bytesOut += other.bytesOut;
+  }
+
+  private touch(): void {
+    this.touched = true;
+    this.watch?.add(this);
   }
 }

@@ -96,8 +96,7 @@ export class CstpChannel implements PacketSink {
       return;
     }
     if (this.sendFrame(CstpType.DATA, packet)) {
-      this.o.traffic.packetsOut++;
-      this.o.traffic.bytesOut += packet.length;
+      this.o.traffic.countOut(packet.length);
     } else this.o.drops.count("queue_full");
   }
 
@@ -134,8 +133,7 @@ export class CstpChannel implements PacketSink {
     if (!this.dialect) this.adoptDialect();
     switch (type) {
       case CstpType.DATA:
-        this.o.traffic.packetsIn++;
-        this.o.traffic.bytesIn += payload.length;
+        this.o.traffic.countIn(payload.length);
         this.o.onPacket(payload);
         return;
       case CstpType.DPD_REQ:

@@ -3,7 +3,7 @@ import type { UserRecord } from "../../store/records.ts";
 import type { AuditLog } from "../audit.ts";
 import type { EndReason, Session, SessionRegistry } from "../sessions.ts";
 import type { AccountLimits } from "./account-limits.ts";
-import { isExpired } from "./expiry.ts";
+import { expiryInstant, isExpired } from "./expiry.ts";
 import { quotaMessage } from "./quota-usage.ts";
 import type { UsageService } from "./usage-service.ts";
 
@@ -31,14 +31,20 @@ export interface AccountEnforcerOptions {
 
 /**
  * Applies quotas and expiry: refuses logins, ends sessions (block, expiry) and throttles them.
- * Expiry is checked every second from cached limits; quotas after each ledger flush, so a
- * quota takes effect within usageFlushSeconds of being reached (docs/usage.md).
+ * Expiry is checked every second from cached limits, scanning the live sessions only when an
+ * expiry came due, a session was created or the limits changed since the last scan; quotas after
+ * each ledger flush, so a quota takes effect within usageFlushSeconds of being reached
+ * (docs/usage.md).
  */
 export class AccountEnforcer {
   /** Limits per user with live sessions; dropped at each quota check and on user or group changes. */
   private readonly cache = new Map<string, AccountLimits | undefined>();
   /** Sessions this enforcer throttled, with the rate (to lift it when the quota allows again). */
   private readonly throttled = new Map<string, number>();
+  /** The earliest expiry among the users seen live at the last scan; no scan is due before it … */
+  private nextExpiry = -Infinity;
+  /** … unless sessions were created since (SessionRegistry.created), or the limits were invalidated. */
+  private createdAtScan = -1;
 
   constructor(private readonly o: AccountEnforcerOptions) {}
 
@@ -54,15 +60,24 @@ export class AccountEnforcer {
   /** A user or group changed: read the limits again at the next check. */
   invalidate(): void {
     this.cache.clear();
+    this.nextExpiry = -Infinity;
   }
 
   /** Every second: sessions of expired accounts end. */
   checkExpiry(): void {
     const now = this.o.now();
+    const created = this.o.sessions.created;
+    if (now < this.nextExpiry && created === this.createdAtScan) return;
+    this.createdAtScan = created;
+    let next = Infinity;
     for (const [user, sessions] of this.liveByUser()) {
       const limits = this.limitsOf(user);
-      if (limits && isExpired(limits.expiresAt, now)) this.endAll(user, sessions, "account_expired", `account expired at ${limits.expiresAt}`);
+      const at = expiryInstant(limits?.expiresAt);
+      if (at === undefined) continue;
+      if (now >= at) this.endAll(user, sessions, "account_expired", `account expired at ${limits!.expiresAt}`);
+      else next = Math.min(next, at);
     }
+    this.nextExpiry = next;
   }
 
   /** After each ledger flush: blocks or throttles users over their quota, lifts throttles no longer due. */

@@ -26,7 +26,13 @@ export function parseExpiry(text: string): number | undefined {
 
 /** True from the expiry moment on. */
 export function isExpired(expiresAt: string | undefined, now: number): boolean {
-  if (expiresAt === undefined) return false;
+  const at = expiryInstant(expiresAt);
+  return at !== undefined && now >= at;
+}
+
+/** When an account expires (ms since the epoch), or undefined when it does not. */
+export function expiryInstant(expiresAt: string | undefined): number | undefined {
+  if (expiresAt === undefined) return undefined;
   const ms = Date.parse(expiresAt);
-  return !Number.isNaN(ms) && now >= ms;
+  return Number.isNaN(ms) ? undefined : ms;
 }

@@ -23,9 +23,9 @@ export interface UsageKeeperOptions {
 }
 
 /**
- * The usage part of a running gateway: the ledger sampled every second, flushed every
- * flushSeconds (then quotas are checked), sessions of expired accounts ended every second, old
- * rows pruned hourly. Build it before the control plane (which flushes through it), then `enforce`.
+ * The usage part of a running gateway: the ledger sampled every second (the sessions that moved),
+ * flushed every flushSeconds (then quotas are checked), sessions of expired accounts ended within
+ * a second of the expiry, old rows pruned hourly. Build it before the control plane (which flushes through it), then `enforce`.
  */
 export class UsageKeeper {
   readonly ledger: UsageLedger;
@@ -37,6 +37,7 @@ export class UsageKeeper {
     this.ledger = new UsageLedger(o.store, o.now, (e) => o.log(logLine`usage: cannot write the ledger (kept for the next flush): ${e.message}`));
     const closed = o.store.closeOpenUsageSessions("gateway_stopped");
     if (closed > 0) o.log(logLine`usage: ${closed} session(s) of an earlier run had no end: closed at their last flush`);
+    o.sessions.onCreate((session) => this.ledger.started(session));
     o.sessions.onEnd((session, reason) => this.ledger.ended(session, reason));
     this.nextFlush = o.now() + o.flushSeconds * 1000;
   }
@@ -58,7 +59,7 @@ export class UsageKeeper {
   /** Call every second. */
   tick(): void {
     const now = this.o.now();
-    this.ledger.sample(this.o.sessions.list());
+    this.ledger.sampleTouched(this.o.sessions.touched.drain());
     this.enforcer?.checkExpiry();
     if (now >= this.nextFlush) {
       this.nextFlush = now + this.o.flushSeconds * 1000;

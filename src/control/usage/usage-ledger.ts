@@ -1,4 +1,5 @@
 import type { Session } from "../sessions.ts";
+import type { TrafficCounters } from "../../net/traffic-counters.ts";
 import type { DayUsageDelta, SessionUsageDelta, UsageStore, UsageTotals } from "../../store/usage-records.ts";
 import { utcDay } from "./utc-day.ts";
 
@@ -24,14 +25,16 @@ const later = (fn: () => void): void => {
 };
 
 /**
- * The usage ledger: reads each live session's traffic counters once per sample (never per
- * packet), keeps the deltas in memory per session and per user per UTC day, and writes them to
- * the store on flush (every usageFlushSeconds, when a session ends, and at shutdown). A delta
+ * The usage ledger: reads the traffic counters of the sessions that moved once per sample (never
+ * per packet), keeps the deltas in memory per session and per user per UTC day, and writes them
+ * to the store on flush (every usageFlushSeconds, when a session ends, and at shutdown). A delta
  * belongs to the day of the sample that saw it, so traffic around midnight lands within one
- * sample interval of the right day.
+ * sample interval of the right day. A session is followed from its creation (`started`), so it
+ * has its row even before its first packet.
  */
 export class UsageLedger {
-  private readonly tracked = new Map<string, Tracked>();
+  /** By the session's counters: what `sampleTouched` is given. */
+  private readonly tracked = new Map<TrafficCounters, Tracked>();
   /** The tracked sessions with something to write (or no row yet): a flush reads only these. */
   private readonly dirty = new Set<Tracked>();
   private readonly days = new Map<string, DayUsageDelta>();
@@ -48,10 +51,27 @@ export class UsageLedger {
     private readonly flushLater: (flush: () => void) => void = later,
   ) {}
 
-  /** Reads the counters of these live sessions; call every second or so. */
+  /** A new session: its row is written at the next flush, traffic or not. */
+  started(session: Session): void {
+    this.track(session);
+  }
+
+  /** Reads the counters of these live sessions. */
   sample(sessions: Iterable<Session>): void {
     const at = this.now();
     for (const session of sessions) this.read(this.track(session), at);
+  }
+
+  /**
+   * Reads the counters that moved since the last sample (SessionRegistry.touched); call every
+   * second or so. Counters of sessions already ended and written are skipped.
+   */
+  sampleTouched(touched: readonly TrafficCounters[]): void {
+    const at = this.now();
+    for (const counters of touched) {
+      const t = this.tracked.get(counters);
+      if (t) this.read(t, at);
+    }
   }
 
   /** The session ended: its last counts and its end are written soon (one flush for the ends of END_FLUSH_DELAY_MS). */
@@ -87,7 +107,7 @@ export class UsageLedger {
     }
     this.days.clear();
     for (const t of this.dirty) {
-      if (t.pending.end) this.tracked.delete(t.pending.id);
+      if (t.pending.end) this.tracked.delete(t.session.traffic);
       else Object.assign(t.pending, zero(), { dtlsBytes: 0 });
     }
     this.dirty.clear();
@@ -99,7 +119,7 @@ export class UsageLedger {
   }
 
   private track(session: Session): Tracked {
-    let t = this.tracked.get(session.id);
+    let t = this.tracked.get(session.traffic);
     if (!t) {
       // Counters start at zero when the session is created: the first sample sees all of it.
       t = {
@@ -107,7 +127,7 @@ export class UsageLedger {
         ...zero(),
         pending: { id: session.id, user: session.user, group: session.group, startedAt: session.createdAt, seenAt: 0, ...zero(), dtlsBytes: 0 },
       };
-      this.tracked.set(session.id, t);
+      this.tracked.set(session.traffic, t);
       this.dirty.add(t);
     }
     return t;
@@ -115,7 +135,7 @@ export class UsageLedger {
 
   private read(t: Tracked, at: number): void {
     const c = t.session.traffic;
-    // An idle session (the common case, every second for each) is told apart before anything is allocated.
+    // A session with nothing new (sampled explicitly) is told apart before anything is allocated.
     if (c.bytesIn === t.bytesIn && c.bytesOut === t.bytesOut && c.packetsIn === t.packetsIn && c.packetsOut === t.packetsOut) return;
     const d = { bytesIn: c.bytesIn - t.bytesIn, bytesOut: c.bytesOut - t.bytesOut, packetsIn: c.packetsIn - t.packetsIn, packetsOut: c.packetsOut - t.packetsOut };
     t.bytesIn = c.bytesIn;

@@ -118,6 +118,27 @@ describe("account expiry", () => {
     expect(f.enforcer.refusal(f.record("erin"))).toEqual({ reason: "account_expired", message: "Your account expired on 2026-11-20T12:00:05.000Z: contact your administrator." });
   });
 
+  test("between scans only a due expiry or a new session makes it look again: each account still ends at its own time", async () => {
+    const f = await setup();
+    await f.control.users.add({ name: "ivy", password: "pw", groups: [], expiresAt: "2026-11-20T12:00:10Z" });
+    await f.control.users.add({ name: "jon", password: "pw", groups: [], expiresAt: "2026-11-20T12:00:03Z" });
+    f.live("ivy");
+    f.enforcer.checkExpiry(); // ivy's expiry is the next one due
+    f.clock.t += 1000;
+    f.live("jon"); // a session that came after the scan, expiring before ivy
+    f.enforcer.checkExpiry();
+    expect(f.ended).toEqual([]);
+    f.clock.t += 2000; // 12:00:03
+    f.enforcer.checkExpiry();
+    expect(f.ended).toEqual([["jon", "account_expired"]]);
+    f.clock.t += 6000; // 12:00:09
+    f.enforcer.checkExpiry();
+    expect(f.ended).toEqual([["jon", "account_expired"]]);
+    f.clock.t += 1000; // 12:00:10
+    f.enforcer.checkExpiry();
+    expect(f.ended).toEqual([["jon", "account_expired"], ["ivy", "account_expired"]]);
+  });
+
   test("a change through the user service applies to live sessions after invalidate (the keeper calls it on user events)", async () => {
     const f = await setup();
     await f.control.users.add({ name: "finn", password: "pw", groups: [] });

@@ -109,6 +109,46 @@ describe("usage ledger", () => {
     expect(writes).toEqual([500, 200, 0, 1]);
   });
 
+  test("the keeper's tick reads only the sessions whose counters moved; every session has its row from the first flush", () => {
+    const { store, clock, now, sessions, session } = setup();
+    const keeper = new UsageKeeper({ store: store.usage, sessions, now, log: () => {}, flushSeconds: 15, retentionDays: () => 400 });
+    const all = Array.from({ length: 1000 }, (_, i) => session(`user${i}`));
+    const [busy, quiet] = [all[10]!, all[20]!];
+    busy.traffic.countIn(100);
+    busy.traffic.countOut(1000);
+    busy.traffic.countIn(50);
+    // Written past the data path's counting methods: not touched, so the tick does not read it (yet).
+    quiet.traffic.bytesIn += 77;
+    quiet.traffic.packetsIn += 1;
+    clock.t += 15_000;
+    keeper.tick();
+    const row = (s: Session) => store.usage.listUsageSessions(s.user, 0, Infinity, 10)[0];
+    expect(row(busy)).toMatchObject({ bytesIn: 150, bytesOut: 1000, packetsIn: 2, packetsOut: 1, endedAt: null });
+    expect(row(quiet)).toMatchObject({ bytesIn: 0, packetsIn: 0 });
+    expect(row(all[999]!)).toMatchObject({ bytesIn: 0, bytesOut: 0, endedAt: null }); // no traffic: a row all the same
+    expect(sessions.touched.drain()).toEqual([]); // the tick took the touched list
+    // Its next packet lists it again: the delta is everything since the last read.
+    quiet.traffic.countIn(3);
+    clock.t += 15_000;
+    keeper.tick();
+    expect(row(quiet)).toMatchObject({ bytesIn: 80, packetsIn: 2 });
+    expect(row(busy)).toMatchObject({ bytesIn: 150, packetsIn: 2 });
+    keeper.stop();
+  });
+
+  test("touched counters: listed once until drained, then again at their next packet", () => {
+    const { sessions, session } = setup();
+    const [a, b] = [session(), session("bob")];
+    for (let i = 0; i < 5; i++) a.traffic.countIn(10);
+    b.traffic.countOut(1);
+    a.traffic.countOut(1);
+    expect(sessions.touched.drain()).toEqual([a.traffic, b.traffic]);
+    expect(sessions.touched.drain()).toEqual([]);
+    b.traffic.countIn(1);
+    expect(sessions.touched.drain()).toEqual([b.traffic]);
+    expect([a.traffic.packetsIn, a.traffic.bytesIn, a.traffic.packetsOut, b.traffic.packetsIn, b.traffic.packetsOut]).toEqual([5, 50, 1, 1, 1]);
+  });
+
   test("a failed flush keeps its deltas for the next one", () => {
     const { store, now, session, move } = setup();
     const errors: string[] = [];
