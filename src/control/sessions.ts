@@ -101,7 +101,6 @@ export class SessionRegistry {
   /** The sessions' counters that moved since the usage ledger last read them. */
   readonly touched = new TouchedCounters();
   private readonly createListeners: ((session: Session) => void)[] = [];
-  private createdCount = 0;
   private readonly endListeners: ((session: Session, reason: EndReason) => void)[] = [];
   private readonly attachListeners: ((session: Session, connection: LiveConnection) => void)[] = [];
   private readonly channelListeners: ((session: Session, channel: "cstp" | "dtls", cipher: string) => void)[] = [];
@@ -130,7 +129,6 @@ export class SessionRegistry {
     };
     this.byTokenHash.set(session.tokenHash, session);
     this.byId.set(session.id, session);
-    this.createdCount++;
     for (const listener of this.createListeners) listener(session);
     return { session, token };
   }
@@ -225,11 +223,6 @@ export class SessionRegistry {
     session.connection = undefined;
     connection?.close(reason);
     for (const listener of this.endListeners) listener(session, reason);
-  }
-
-  /** Sessions created since the registry began: a reader can tell that new ones came. */
-  get created(): number {
-    return this.createdCount;
   }
 
   onCreate(listener: (session: Session) => void): void {

@@ -1,8 +1,7 @@
 import type { DropCounters } from "../net/drop-counters.ts";
 import type { PacketSink } from "../net/router.ts";
 import type { TrafficCounters } from "../net/traffic-counters.ts";
-import { Buffer } from "node:buffer";
-import { CstpDecoder, CstpType, encodeFrameInto, headerLength, type CstpDialect } from "./cstp-codec.ts";
+import { CstpDecoder, CstpType, encodeFrame, type CstpDialect } from "./cstp-codec.ts";
 import { CstpWriter, type FrameSocket } from "./cstp-writer.ts";
 import { DeadPeerDetector, PEER_DEAD, PEER_PROBE } from "./dead-peer-detector.ts";
 
@@ -155,15 +154,8 @@ export class CstpChannel implements PacketSink {
     }
   };
 
-  /**
-   * One frame per packet, in a Buffer: the socket's write takes a Buffer as it is, where a plain
-   * Uint8Array is first wrapped in a new one, and allocUnsafe skips zeroing what the frame overwrites.
-   */
   private sendFrame(type: number, payload: Uint8Array): boolean {
-    const dialect = this.dialect ?? "stf";
-    const frame = Buffer.allocUnsafe(headerLength(dialect) + payload.length);
-    encodeFrameInto(dialect, type, payload, frame, 0);
-    return this.writer.send(frame);
+    return this.writer.send(encodeFrame(this.dialect ?? "stf", type, payload));
   }
 
   private finish(end: ChannelEnd, graceful: boolean): void {

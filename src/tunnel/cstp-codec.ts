@@ -7,6 +7,7 @@
  * Types are handled in the canonical STF numbering; the compact dialect maps its data type
  * 0x02 to and from DATA (0x00) and uses the STF numbers for everything else.
  */
+import { Buffer } from "node:buffer";
 import { err, GwError, ok, type Result } from "../errors.ts";
 
 export type CstpDialect = "stf" | "compact";
@@ -54,9 +55,13 @@ export function toCompactType(type: number): number {
 
 // ---- encoding ------------------------------------------------------------------------------
 
-/** Header + payload in one new buffer. Throws RangeError on a type/length the dialect can't carry. */
+/**
+ * Header + payload in one new buffer. Throws RangeError on a type/length the dialect can't carry.
+ * A Buffer: a socket's write takes it as it is (a plain Uint8Array is first wrapped in a new one),
+ * and allocUnsafe skips zeroing what the frame overwrites whole.
+ */
 export function encodeFrame(dialect: CstpDialect, type: number, payload: Uint8Array): Uint8Array {
-  const out = new Uint8Array(headerLength(dialect) + payload.length);
+  const out = Buffer.allocUnsafe(headerLength(dialect) + payload.length);
   encodeFrameInto(dialect, type, payload, out, 0);
   return out;
 }

@@ -31,9 +31,9 @@ export interface AccountEnforcerOptions {
 
 /**
  * Applies quotas and expiry: refuses logins, ends sessions (block, expiry) and throttles them.
- * Expiry is checked every second from cached limits, scanning the live sessions only when an
- * expiry came due, a session was created or the limits changed since the last scan; quotas after
- * each ledger flush, so a quota takes effect within usageFlushSeconds of being reached
+ * Expiry is checked every second from cached limits, scanning the live sessions only once the
+ * earliest expiry among their accounts is due (a new session's account can bring it forward) or
+ * the limits changed; quotas after each ledger flush, so a quota takes effect within usageFlushSeconds of being reached
  * (docs/usage.md).
  */
 export class AccountEnforcer {
@@ -41,12 +41,15 @@ export class AccountEnforcer {
   private readonly cache = new Map<string, AccountLimits | undefined>();
   /** Sessions this enforcer throttled, with the rate (to lift it when the quota allows again). */
   private readonly throttled = new Map<string, number>();
-  /** The earliest expiry among the users seen live at the last scan; no scan is due before it … */
+  /** The earliest expiry among the live sessions' accounts: no scan is due before it. */
   private nextExpiry = -Infinity;
-  /** … unless sessions were created since (SessionRegistry.created), or the limits were invalidated. */
-  private createdAtScan = -1;
 
-  constructor(private readonly o: AccountEnforcerOptions) {}
+  constructor(private readonly o: AccountEnforcerOptions) {
+    o.sessions.onCreate((session) => {
+      const at = expiryInstant(this.limitsOf(session.user)?.expiresAt);
+      if (at !== undefined) this.nextExpiry = Math.min(this.nextExpiry, at);
+    });
+  }
 
   /** At login: the account's limits are read fresh. */
   refusal(user: UserRecord): AccountRefusal | undefined {
@@ -66,9 +69,7 @@ export class AccountEnforcer {
   /** Every second: sessions of expired accounts end. */
   checkExpiry(): void {
     const now = this.o.now();
-    const created = this.o.sessions.created;
-    if (now < this.nextExpiry && created === this.createdAtScan) return;
-    this.createdAtScan = created;
+    if (now < this.nextExpiry) return;
     let next = Infinity;
     for (const [user, sessions] of this.liveByUser()) {
       const limits = this.limitsOf(user);

@@ -25,7 +25,8 @@ export interface UsageKeeperOptions {
 /**
  * The usage part of a running gateway: the ledger sampled every second (the sessions that moved),
  * flushed every flushSeconds (then quotas are checked), sessions of expired accounts ended within
- * a second of the expiry, old rows pruned hourly. Build it before the control plane (which flushes through it), then `enforce`.
+ * a second of the expiry, old rows pruned hourly. Build it before the control plane (which
+ * flushes through it), then `enforce`.
  */
 export class UsageKeeper {
   readonly ledger: UsageLedger;

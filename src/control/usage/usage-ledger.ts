@@ -56,12 +56,6 @@ export class UsageLedger {
     this.track(session);
   }
 
-  /** Reads the counters of these live sessions. */
-  sample(sessions: Iterable<Session>): void {
-    const at = this.now();
-    for (const session of sessions) this.read(this.track(session), at);
-  }
-
   /**
    * Reads the counters that moved since the last sample (SessionRegistry.touched); call every
    * second or so. Counters of sessions already ended and written are skipped.
@@ -135,7 +129,7 @@ export class UsageLedger {
 
   private read(t: Tracked, at: number): void {
     const c = t.session.traffic;
-    // A session with nothing new (sampled explicitly) is told apart before anything is allocated.
+    // Nothing new (an end read right after a sample) is told apart before anything is allocated.
     if (c.bytesIn === t.bytesIn && c.bytesOut === t.bytesOut && c.packetsIn === t.packetsIn && c.packetsOut === t.packetsOut) return;
     const d = { bytesIn: c.bytesIn - t.bytesIn, bytesOut: c.bytesOut - t.bytesOut, packetsIn: c.packetsIn - t.packetsIn, packetsOut: c.packetsOut - t.packetsOut };
     t.bytesIn = c.bytesIn;

@@ -20,6 +20,7 @@ async function setup(start = Date.parse("2026-11-20T12:00:00Z")) {
   const sessions = new SessionRegistry(300_000, now);
   const control = new ControlPlane({ store, hasher, sessions, now });
   const ledger = new UsageLedger(store.usage, now);
+  sessions.onCreate((s) => ledger.started(s));
   const rates: [string, number | undefined][] = [];
   const enforcer = new AccountEnforcer({ usage: control.usage, sessions, now, log: () => {}, audit: control.audit, limitRates: (id, up) => rates.push([id, up]) });
   const ended: [string, EndReason][] = [];
@@ -27,9 +28,9 @@ async function setup(start = Date.parse("2026-11-20T12:00:00Z")) {
   const live = (user: string): Session => sessions.create({ user, group: "staff", policy, configHash: "h" }).session;
   /** Moves bytes through a session and flushes them to the store, as the ledger tick does. */
   const move = (s: Session, bytesIn: number, bytesOut: number) => {
-    s.traffic.bytesIn += bytesIn;
-    s.traffic.bytesOut += bytesOut;
-    ledger.sample([s]);
+    s.traffic.countIn(bytesIn);
+    s.traffic.countOut(bytesOut);
+    ledger.sampleTouched(sessions.touched.drain());
     ledger.flush();
   };
   const record = (name: string) => store.getUser(name)!;

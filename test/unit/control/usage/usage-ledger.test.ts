@@ -15,27 +15,32 @@ function setup(start = Date.parse("2026-11-20T12:00:00Z")) {
   const now = () => clock.t;
   const sessions = new SessionRegistry(300_000, now);
   const session = (user = "alice"): Session => sessions.create({ user, group: "staff", policy, configHash: "h" }).session;
+  /** One packet each way, counted as the data path counts it. */
   const move = (s: Session, bytesIn: number, bytesOut: number) => {
-    s.traffic.bytesIn += bytesIn;
-    s.traffic.bytesOut += bytesOut;
-    s.traffic.packetsIn += 1;
-    s.traffic.packetsOut += 1;
+    s.traffic.countIn(bytesIn);
+    s.traffic.countOut(bytesOut);
   };
-  return { store, clock, now, sessions, session, move };
+  /** The ledger follows the sessions created from now on, as the keeper wires it; returns its per-second sample. */
+  const follow = (ledger: UsageLedger) => {
+    sessions.onCreate((s) => ledger.started(s));
+    return () => ledger.sampleTouched(sessions.touched.drain());
+  };
+  return { store, clock, now, sessions, session, move, follow };
 }
 
 describe("usage ledger", () => {
   test("writes each delta once: samples add up to the counters, a flush writes only what is new", () => {
-    const { store, now, session, move } = setup();
+    const { store, now, session, move, follow } = setup();
     const ledger = new UsageLedger(store.usage, now);
+    const sample = follow(ledger);
     const s = session();
     move(s, 100, 1000);
-    ledger.sample([s]);
+    sample();
     move(s, 50, 500);
-    ledger.sample([s]);
+    sample();
     ledger.flush();
     move(s, 7, 3);
-    ledger.sample([s]);
+    sample();
     ledger.flush();
     ledger.flush(); // nothing new: adds nothing
     const [row] = store.usage.listUsageSessions("alice", 0, Infinity, 10);
@@ -44,14 +49,15 @@ describe("usage ledger", () => {
   });
 
   test("traffic after midnight UTC lands on the next day; the session row holds both", () => {
-    const { store, clock, now, session, move } = setup(Date.parse("2026-11-20T23:59:58Z"));
+    const { store, clock, now, session, move, follow } = setup(Date.parse("2026-11-20T23:59:58Z"));
     const ledger = new UsageLedger(store.usage, now);
+    const sample = follow(ledger);
     const s = session();
     move(s, 10, 20);
-    ledger.sample([s]);
+    sample();
     clock.t += 3000;
     move(s, 1, 2);
-    ledger.sample([s]);
+    sample();
     ledger.flush();
     expect(store.usage.listUsageDays("alice", "2026-11-01", "2026-11-30").map((d) => [d.day, d.bytesIn, d.bytesOut])).toEqual([
       ["2026-11-20", 10, 20],
@@ -77,7 +83,7 @@ describe("usage ledger", () => {
   });
 
   test("a logout storm is one write: the ends of many sessions wait for one flush, which writes only what changed", () => {
-    const { store, now, session, move } = setup();
+    const { store, now, session, move, follow } = setup();
     const writes: number[] = [];
     const counting = { ...store.usage, addUsage: (rows: Parameters<typeof store.usage.addUsage>[0], days: Parameters<typeof store.usage.addUsage>[1]) => {
       writes.push(rows.length);
@@ -85,8 +91,9 @@ describe("usage ledger", () => {
     } };
     const scheduled: (() => void)[] = [];
     const ledger = new UsageLedger(counting, now, undefined, (flush) => scheduled.push(flush));
+    const sample = follow(ledger);
     const all = Array.from({ length: 500 }, (_, i) => session(`user${i}`));
-    ledger.sample(all);
+    sample();
     ledger.flush();
     expect(writes).toEqual([500]); // every new session gets its row
     const leaving = all.slice(0, 200);
@@ -150,13 +157,14 @@ describe("usage ledger", () => {
   });
 
   test("a failed flush keeps its deltas for the next one", () => {
-    const { store, now, session, move } = setup();
+    const { store, now, session, move, follow } = setup();
     const errors: string[] = [];
     const failing = { ...store.usage, addUsage: () => { throw new Error("disk full"); } };
     const ledger = new UsageLedger(failing, now, (e) => errors.push(e.message));
+    const sample = follow(ledger);
     const s = session();
     move(s, 40, 2);
-    ledger.sample([s]);
+    sample();
     ledger.flush();
     expect(errors).toEqual(["disk full"]);
     (failing as { addUsage: unknown }).addUsage = store.usage.addUsage.bind(store.usage);
@@ -165,11 +173,12 @@ describe("usage ledger", () => {
   });
 
   test("a restart closes the rows an unclean stop left open, at their last flush", () => {
-    const { store, clock, now, sessions, session, move } = setup();
+    const { store, clock, now, sessions, session, move, follow } = setup();
     const ledger = new UsageLedger(store.usage, now);
+    const sample = follow(ledger);
     const s = session();
     move(s, 1, 1);
-    ledger.sample([s]);
+    sample();
     ledger.flush();
     const flushedAt = clock.t;
     clock.t += 60_000;
@@ -180,11 +189,12 @@ describe("usage ledger", () => {
   });
 
   test("retention: the keeper prunes day and ended-session rows older than the setting, keeps the rest", () => {
-    const { store, clock, now, sessions, session, move } = setup(Date.parse("2026-01-01T10:00:00Z"));
+    const { store, clock, now, sessions, session, move, follow } = setup(Date.parse("2026-01-01T10:00:00Z"));
     const ledger = new UsageLedger(store.usage, now);
+    const sample = follow(ledger);
     const old = session();
     move(old, 100, 100);
-    ledger.sample([old]);
+    sample();
     ledger.flush();
     sessions.end(old, "logout");
     ledger.ended(old, "logout");
@@ -192,7 +202,7 @@ describe("usage ledger", () => {
     clock.t = Date.parse("2026-01-20T10:00:00Z");
     const recent = session();
     move(recent, 3, 4);
-    ledger.sample([recent]);
+    sample();
     ledger.flush();
     const keeper = new UsageKeeper({ store: store.usage, sessions, now, log: () => {}, flushSeconds: 15, retentionDays: () => 10 });
     keeper.tick();
