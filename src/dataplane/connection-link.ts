@@ -2,6 +2,7 @@ import type { LiveConnection, Session, SessionRegistry } from "../control/sessio
 import type { DtlsBinding } from "../dtls/dtls-server.ts";
 import type { DtlsHandshakeMode } from "../dtls/protocol/index.ts";
 import { logLine, type Log } from "../log/log-line.ts";
+import type { DeadlineWheel } from "../net/deadline-wheel.ts";
 import type { DropCounters } from "../net/drop-counters.ts";
 import type { Firewall, TunnelEndpoint } from "../net/firewall.ts";
 import type { SessionFirewall } from "../net/session-firewall.ts";
@@ -18,8 +19,8 @@ export interface LinkWiring {
   readonly antiSpoofing: Firewall;
   /** Upstream packets of the CSTP read or DTLS datagram being handled. */
   readonly upstream: TunWriteBatch;
-  /** Live CSTP channels (the periodic DPD tick); a link takes its channel out when it ends. */
-  readonly channels: Set<CstpChannel>;
+  /** Live CSTP channels, each at its next DPD check; a link takes its channel out when it ends. */
+  readonly channels: DeadlineWheel<CstpChannel>;
   readonly drops: DropCounters;
   readonly now: () => number;
   readonly log: Log;
@@ -110,7 +111,7 @@ export class ConnectionLink implements CstpChannelOptions {
 
   onEnd(end: ChannelEnd): void {
     const channel = this.channel!;
-    this.w.channels.delete(channel);
+    this.w.channels.cancel(channel);
     if (this.tunnel.cstp === channel) this.tunnel.cstp = undefined;
     this.w.log(logLine`tunnel down session=${this.session.id} user=${this.session.user} reason=${describeEnd(end)}`);
     // A logout ends the session. A lost connection, or a client silent past DPD (a Wi-Fi drop, a

@@ -4,6 +4,7 @@ import type { DtlsServerHandshakeOptions } from "../dtls/protocol/index.ts";
 import { logLine, type Log } from "../log/log-line.ts";
 import type { AddressPool } from "../net/address-pool.ts";
 import type { AddressPool6 } from "../net/address-pool6.ts";
+import { DeadlineWheel } from "../net/deadline-wheel.ts";
 import type { DropCounters } from "../net/drop-counters.ts";
 import { antiSpoofing, Firewall } from "../net/firewall.ts";
 import type { PolicyCompiler } from "../net/policy-compiler.ts";
@@ -64,8 +65,8 @@ export class DataPlane {
   private readonly antiSpoofing: Firewall;
   /** Upstream packets of the CSTP read or DTLS datagram being handled. */
   private readonly upstream: TunWriteBatch;
-  /** Live CSTP channels, for the periodic DPD tick. */
-  private readonly channels = new Set<CstpChannel>();
+  /** Live CSTP channels, each waiting for its next DPD check (not all of them every second). */
+  private readonly channels: DeadlineWheel<CstpChannel>;
   /** What every connection's link shares (connection-link.ts). */
   private readonly wiring: LinkWiring;
   /** Each session's downstream switch between CSTP and DTLS; lives as long as the session. */
@@ -79,6 +80,7 @@ export class DataPlane {
     this.log = o.log;
     this.router = new Router(o.drops, o.pool6 && new Router6(o.pool6.base, o.drops));
     this.antiSpoofing = new Firewall([antiSpoofing], o.drops);
+    this.channels = new DeadlineWheel<CstpChannel>((channel, now) => channel.tick(now), o.now());
     this.upstream = new TunWriteBatch(o.tun, o.drops);
     this.dtls = o.udp && new DtlsServer({ udp: o.udp, drops: o.drops, now: o.now, log: o.log, handshakeOptions: o.dtlsHandshake });
     this.firewalls = new SessionFirewalls({
@@ -150,7 +152,7 @@ export class DataPlane {
     tunnel.cstp = channel;
     this.router.add(params.address, policy);
     if (params.ipv6) this.router.ipv6?.add(params.ipv6.address, policy);
-    this.channels.add(channel);
+    this.channels.schedule(channel, channel.lastRx);
     if (dtlsOffer && this.dtls) this.dtls.register(dtlsOffer.lookupKey, new DtlsLink(link, dtlsOffer.mode, params.dpdSeconds));
     return channel;
   }
@@ -172,7 +174,7 @@ export class DataPlane {
 
   /** Periodic (about once a second): DPD on both channels, stale DTLS handshakes. */
   tick(now: number): void {
-    for (const channel of this.channels) channel.tick(now);
+    this.channels.tick(now);
     this.dtls?.tick(now);
   }
 
@@ -192,13 +194,13 @@ export class DataPlane {
   private tunnelOf(session: Session): SessionTunnel {
     let tunnel = this.tunnels.get(session);
     if (!tunnel) {
-      tunnel = new SessionTunnel((channel, cipher) =>
+      tunnel = new SessionTunnel((channel, cipher) => {
         this.log(
           cipher
             ? logLine`channel session=${session.id} user=${session.user} downstream=${channel} cipher=${cipher}`
             : logLine`channel session=${session.id} user=${session.user} downstream=${channel}`,
-        ),
-      );
+        );
+      });
       this.tunnels.set(session, tunnel);
     }
     return tunnel;

@@ -35,6 +35,8 @@ export interface DtlsChannelOptions {
   onPacket(packet: Uint8Array): void;
   /** Any authenticated record: proof that the client uses DTLS. */
   onActivity(): void;
+  /** The channel was closed (replaced, or its connection is gone): once, for the server to let its peer go. */
+  onClose(): void;
 }
 
 /**
@@ -94,7 +96,9 @@ export class DtlsChannel {
   }
 
   close(): void {
+    if (this.closed) return;
     this.closed = true;
+    this.o.onClose();
   }
 
   /** Plaintext the handshake already opened (a lenient completion carried data, §7.3 rule 4). */

@@ -13,6 +13,7 @@ import {
 } from "./protocol/index.ts";
 import type { SessionTunnel } from "../tunnel/session-tunnel.ts";
 import { DeadPeerDetector, PEER_DEAD, PEER_PROBE } from "../tunnel/dead-peer-detector.ts";
+import { DeadlineWheel } from "../net/deadline-wheel.ts";
 import { logLine, type Log } from "../log/log-line.ts";
 
 /** What the UDP side needs to know about a session that was offered DTLS at CONNECT time. */
@@ -70,11 +71,14 @@ export class DtlsServer {
   private readonly byAddress = new Map<string, Map<number, Peer>>();
   /** Each session's peers (its handshakes in progress and its channel), for unregister and the pending cap. */
   private readonly bySession = new Map<Session, Set<Peer>>();
+  /** Every peer at its next check: handshake timeout, DPD, or a closed channel to let go. */
+  private readonly deadlines: DeadlineWheel<Peer>;
 
   private readonly outbox: UdpOutbox;
 
   constructor(private readonly o: DtlsServerOptions) {
     this.outbox = new UdpOutbox(o.udp, o.drops);
+    this.deadlines = new DeadlineWheel<Peer>((peer, now) => this.check(peer, now), o.now());
     o.udp.onDatagram((data, port, address) => this.onDatagram(data, port, address));
   }
 
@@ -111,26 +115,35 @@ export class DtlsServer {
     return n;
   }
 
-  /** Periodic: expire stale handshakes; DPD on silent channels, then fall back to CSTP. */
+  /**
+   * Periodic (about once a second): expire stale handshakes; DPD on silent channels, then fall back
+   * to CSTP. Only the peers whose next check came due are looked at.
+   */
   tick(now: number): void {
-    for (const ports of this.byAddress.values()) for (const peer of ports.values()) this.check(peer, now);
+    this.deadlines.tick(now);
   }
 
-  private check(peer: Peer, now: number): void {
+  /** One peer's due check; returns when to look again, undefined once the peer is forgotten. */
+  private check(peer: Peer, now: number): number | undefined {
     const channel = peer.channel;
     if (!channel) {
-      if (now - peer.startedAt > HANDSHAKE_TIMEOUT_MS) this.forget(peer);
-      return;
+      const expiry = peer.startedAt + HANDSHAKE_TIMEOUT_MS;
+      if (now <= expiry) return expiry + 1;
+      this.forget(peer);
+      return undefined;
     }
     if (channel.isClosed) {
       this.forget(peer);
-      return;
+      return undefined;
     }
     const verdict = peer.dpd.check(now, channel.lastRx);
     if (verdict === PEER_DEAD) {
       this.o.log(logLine`dtls down session=${peer.binding.session.id} reason=no record for ${Math.round((now - channel.lastRx) / 1000)} s`);
       this.forget(peer);
-    } else if (verdict === PEER_PROBE) channel.sendDpdRequest();
+      return undefined;
+    }
+    if (verdict === PEER_PROBE) channel.sendDpdRequest();
+    return peer.dpd.nextCheckAt(channel.lastRx);
   }
 
   close(): void {
@@ -173,6 +186,7 @@ export class DtlsServer {
     this.limitPending(binding);
     const peer: Peer = { address, port, binding, handshake: handshake.value, startedAt: this.o.now(), dpd: new DeadPeerDetector(binding.dpdSeconds) };
     this.index(peer);
+    this.deadlines.schedule(peer, peer.startedAt + HANDSHAKE_TIMEOUT_MS + 1);
     return peer;
   }
 
@@ -182,7 +196,7 @@ export class DtlsServer {
     for (const datagram of step.send) this.o.udp.send(datagram, port, peer.address);
     if (step.done && !peer.channel) {
       const binding = peer.binding;
-      const channel = new DtlsChannel(new ChannelOptions(this.o, this.outbox, peer.address, port, step.done, binding));
+      const channel = new DtlsChannel(new ChannelOptions(this.o, this.outbox, peer, this.deadlines, step.done));
       peer.channel = channel;
       binding.tunnel.attachDtls(channel);
       this.o.log(logLine`dtls up session=${binding.session.id} user=${binding.session.user} peer=${peerName(peer)} cipher=${channel.cipher}`);
@@ -272,6 +286,7 @@ export class DtlsServer {
       peer.channel.close();
       peer.binding.tunnel.detachDtls(peer.channel);
     }
+    this.deadlines.cancel(peer); // after close(), which would bring the check forward
   }
 }
 
@@ -284,19 +299,24 @@ class ChannelOptions implements DtlsChannelOptions {
   readonly drops: DropCounters;
   readonly now: () => number;
   readonly traffic: DtlsChannelOptions["traffic"];
+  readonly address: string;
+  readonly port: number;
+  private readonly binding: DtlsBinding;
 
   constructor(
     server: DtlsServerOptions,
     readonly outbox: UdpOutbox,
-    readonly address: string,
-    readonly port: number,
+    private readonly peer: Peer,
+    private readonly deadlines: DeadlineWheel<Peer>,
     readonly established: DtlsEstablished,
-    private readonly binding: DtlsBinding,
   ) {
     this.udp = server.udp;
     this.drops = server.drops;
     this.now = server.now;
-    this.traffic = binding.session.traffic;
+    this.address = peer.address;
+    this.port = peer.port;
+    this.binding = peer.binding;
+    this.traffic = peer.binding.session.traffic;
   }
 
   onPacket(packet: Uint8Array): void {
@@ -305,6 +325,11 @@ class ChannelOptions implements DtlsChannelOptions {
 
   onActivity(): void {
     this.binding.tunnel.dtlsActive();
+  }
+
+  /** The next tick lets the peer go (DtlsServer.check), as it did before a wheel: never in the middle of a datagram. */
+  onClose(): void {
+    this.deadlines.schedule(this.peer, 0);
   }
 }
 

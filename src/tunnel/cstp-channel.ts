@@ -99,12 +99,19 @@ export class CstpChannel implements PacketSink {
     } else this.o.drops.count("queue_full");
   }
 
-  /** Periodic check (about once a second): DPD towards a silent client, then give up. */
-  tick(now: number): void {
-    if (this.ended) return;
+  /**
+   * DPD towards a silent client, then give up; returns when to look again (the data plane's
+   * deadline wheel), undefined once the channel ended.
+   */
+  tick(now: number): number | undefined {
+    if (this.ended) return undefined;
     const verdict = this.dpd.check(now, this.lastRx);
-    if (verdict === PEER_DEAD) this.finish({ kind: "dead", detail: `no frame for ${Math.round((now - this.lastRx) / 1000)} s` }, false);
-    else if (verdict === PEER_PROBE) this.sendFrame(CstpType.DPD_REQ, EMPTY);
+    if (verdict === PEER_DEAD) {
+      this.finish({ kind: "dead", detail: `no frame for ${Math.round((now - this.lastRx) / 1000)} s` }, false);
+      return undefined;
+    }
+    if (verdict === PEER_PROBE) this.sendFrame(CstpType.DPD_REQ, EMPTY);
+    return this.dpd.nextCheckAt(this.lastRx);
   }
 
   /**

@@ -1,4 +1,4 @@
-/** What a channel does about its peer now (plain numbers: the check runs for every channel each second). */
+/** What a channel does about its peer now (plain numbers: checked on the data plane's tick). */
 export const PEER_ALIVE = 0;
 export const PEER_PROBE = 1;
 export const PEER_DEAD = 2;
@@ -29,5 +29,16 @@ export class DeadPeerDetector {
       return PEER_PROBE;
     }
     return PEER_ALIVE;
+  }
+
+  /**
+   * The earliest time `check` can say anything but PEER_ALIVE for a peer still last heard from at
+   * `lastRx` (Infinity when DPD is off). Life heard later only moves it later: a check made at the
+   * time given here is at worst early, never late.
+   */
+  nextCheckAt(lastRx: number): number {
+    const dpd = this.dpdMs;
+    if (dpd === 0) return Infinity;
+    return Math.min(Math.max(lastRx + 2 * dpd, this.probedAt + dpd), lastRx + 3 * dpd);
   }
 }

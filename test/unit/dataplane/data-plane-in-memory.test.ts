@@ -190,6 +190,40 @@ describe("the data plane in memory", () => {
     expect(g.tun.written.length).toBe(6);
   });
 
+  test("DPD on the once-a-second tick: a client that speaks is never probed; a silent one is probed past 2·DPD and let go past 3·DPD, on both channels", () => {
+    const g = gateway();
+    const c = connect(g);
+    const { client, inbox } = handshake(g, c.psk, c.appId);
+    // DPD requests that reached the client since the last call, on each channel.
+    const dpdRequests = () => ({
+      cstp: c.socket.frames.splice(0).filter((f) => f.type === CstpType.DPD_REQ).length,
+      dtls: openAll(client, inbox.splice(0)).filter((r) => r.type === DtlsType.dpdRequest).length,
+    });
+    // Ten minutes of a client sending a keepalive on each channel every 20 s (DPD 30).
+    for (let s = 1; s <= 600; s++) {
+      g.plane.tick(g.advance(1000));
+      if (s % 20 !== 0) continue;
+      c.channel.receive(encodeFrame("stf", CstpType.KEEPALIVE, new Uint8Array(0)));
+      g.udp.deliver(client.seal(DtlsType.keepalive), CLIENT_UDP.port, CLIENT_UDP.address);
+    }
+    expect(dpdRequests()).toEqual({ cstp: 0, dtls: 0 });
+    expect(c.session.connection?.info.channel).toBe("dtls");
+
+    // Then silence on both: what happens at which second after the last record.
+    const seen: string[] = [];
+    for (let s = 1; s <= 100; s++) {
+      g.plane.tick(g.advance(1000));
+      const probes = dpdRequests();
+      if (probes.cstp) seen.push(`${s} cstp probe`);
+      if (probes.dtls) seen.push(`${s} dtls probe`);
+      if (!seen.some((e) => e.endsWith("dtls gone")) && g.plane.dtls!.peerCount === 0) seen.push(`${s} dtls gone`);
+      if (!seen.some((e) => e.endsWith("cstp gone")) && c.session.connection === undefined) seen.push(`${s} cstp gone`);
+    }
+    expect(seen).toEqual(["61 cstp probe", "61 dtls probe", "91 dtls gone", "91 cstp gone"]);
+    expect(c.session.ended).toBe(false); // a dead peer keeps its session for the cookie timeout
+    expect(g.plane.size).toEqual({ tunnels: 1, channels: 0 });
+  });
+
   test("a session's end takes its route, its DTLS peer and its address back", () => {
     const g = gateway();
     const c = connect(g);

@@ -170,12 +170,17 @@ describe("DtlsServer", () => {
   });
 
   test("a new handshake from a new port replaces the channel when it completes; unregister ends DTLS", () => {
-    const { udp, establish, tunnel, server, session, channels } = fixture();
+    let t = 1_000_000;
+    const { udp, establish, tunnel, server, session, channels } = fixture(() => t);
     establish(40000);
     const first = tunnel.dtls;
     establish(40001);
     expect(tunnel.dtls).not.toBe(first);
     expect(first?.isClosed).toBe(true);
+    // The replaced channel's peer goes at the next tick, not at its DPD deadline a minute later.
+    expect(server.peerCount).toBe(2);
+    server.tick((t += 1_000));
+    expect(server.peerCount).toBe(1);
     server.unregister(session);
     expect(tunnel.channel).toBe("cstp");
     expect(channels).toEqual(["dtls", "cstp"]);
