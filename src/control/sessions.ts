@@ -1,4 +1,5 @@
 import { createHash, randomBytes } from "node:crypto";
+import { DeadlineWheel } from "../net/deadline-wheel.ts";
 import { TouchedCounters, TrafficCounters } from "../net/traffic-counters.ts";
 import type { Ipv6Words } from "../net/ipv6.ts";
 import type { CompiledPolicy } from "./group-policy.ts";
@@ -104,8 +105,8 @@ export class SessionRegistry {
   private readonly endListeners: ((session: Session, reason: EndReason) => void)[] = [];
   private readonly attachListeners: ((session: Session, connection: LiveConnection) => void)[] = [];
   private readonly channelListeners: ((session: Session, channel: "cstp" | "dtls", cipher: string) => void)[] = [];
-  /** Packet count and time of the last change, per session, for the idle timeout. */
-  private readonly activity = new WeakMap<Session, { packets: number; since: number }>();
+  /** Each session at its next cookie expiry, session timeout or idle check (not every session every second). */
+  private readonly deadlines: DeadlineWheel<Session>;
   /** The downstream channel last announced, per session. */
   private readonly announcedChannel = new WeakMap<Session, "cstp" | "dtls">();
   private enforcer: PolicyEnforcer | undefined;
@@ -113,7 +114,9 @@ export class SessionRegistry {
   constructor(
     private readonly cookieTimeoutMs: number,
     private readonly now: () => number,
-  ) {}
+  ) {
+    this.deadlines = new DeadlineWheel<Session>((session, at) => this.check(session, at), now());
+  }
 
   create(input: NewSession): { session: Session; token: string } {
     const token = randomBytes(32).toString("base64url");
@@ -129,6 +132,7 @@ export class SessionRegistry {
     };
     this.byTokenHash.set(session.tokenHash, session);
     this.byId.set(session.id, session);
+    this.deadlines.schedule(session, session.createdAt);
     for (const listener of this.createListeners) listener(session);
     return { session, token };
   }
@@ -193,10 +197,7 @@ export class SessionRegistry {
     this.attachListeners.push(listener);
   }
 
-  /**
-   * Downstream moved to another channel (events). The data plane may call this; the periodic
-   * sweep also notices a change of `connection.info.channel` and calls it. Announced once per change.
-   */
+  /** Downstream moved to another channel (events): the data plane reports it. Announced once per change. */
   channelChanged(session: Session, channel: "cstp" | "dtls", cipher: string): void {
     if (this.announcedChannel.get(session) === channel) return;
     this.announcedChannel.set(session, channel);
@@ -212,6 +213,7 @@ export class SessionRegistry {
     if (session.connection !== connection) return;
     session.connection = undefined;
     session.disconnectedSince = this.now();
+    this.deadlines.schedule(session, session.disconnectedSince);
   }
 
   end(session: Session, reason: EndReason): void {
@@ -219,6 +221,7 @@ export class SessionRegistry {
     session.ended = true;
     this.byTokenHash.delete(session.tokenHash);
     this.byId.delete(session.id);
+    this.deadlines.cancel(session);
     const connection = session.connection;
     session.connection = undefined;
     connection?.close(reason);
@@ -234,30 +237,37 @@ export class SessionRegistry {
   }
 
   /**
-   * Ends sessions whose cookie expired while disconnected, and those past their group's
-   * session or idle timeout. Call periodically.
+   * Ends sessions whose cookie expired while disconnected, and those past their group's session
+   * or idle timeout. Call about once a second: it looks only at the sessions whose next deadline
+   * came due, so its cost does not grow with the sessions that have nothing due.
    */
   sweep(): void {
-    const now = this.now();
-    // Ending a session deletes it from byId; a Map's iterator allows that (no copy of all sessions each second).
-    for (const session of this.byId.values()) {
-      const info = session.connection?.info;
-      if (info && this.announcedChannel.get(session) !== info.channel) this.channelChanged(session, info.channel, info.cipher);
-      if (this.isExpired(session)) this.end(session, "cookie_expired");
-      else if (session.policy.sessionTimeoutSeconds && now - session.createdAt >= session.policy.sessionTimeoutSeconds * 1000) this.end(session, "session_timeout");
-      else if (session.policy.idleTimeoutSeconds && this.idleFor(session, now) >= session.policy.idleTimeoutSeconds * 1000) this.end(session, "idle_timeout");
-    }
+    this.deadlines.tick(this.now());
   }
 
-  private idleFor(session: Session, now: number): number {
-    const packets = session.traffic.packetsIn + session.traffic.packetsOut;
-    const seen = this.activity.get(session);
-    if (!seen || seen.packets !== packets) {
-      const since = !seen && packets === 0 ? session.createdAt : now;
-      this.activity.set(session, { packets, since });
-      return now - since;
+  /**
+   * One session's due check: ends it if a deadline has passed, else returns its next deadline
+   * (undefined: none while it stays connected; a detach schedules the cookie's).
+   */
+  private check(session: Session, now: number): number | undefined {
+    if (session.ended) return undefined;
+    const { sessionTimeoutSeconds, idleTimeoutSeconds } = session.policy;
+    let next = Infinity;
+    if (!session.connection) {
+      if (this.isExpired(session)) return void this.end(session, "cookie_expired");
+      next = session.disconnectedSince + this.cookieTimeoutMs + 1;
     }
-    return now - seen.since;
+    if (sessionTimeoutSeconds) {
+      const timeout = session.createdAt + sessionTimeoutSeconds * 1000;
+      if (now >= timeout) return void this.end(session, "session_timeout");
+      next = Math.min(next, timeout);
+    }
+    if (idleTimeoutSeconds) {
+      const idle = lastActivity(session, now) + idleTimeoutSeconds * 1000;
+      if (now >= idle) return void this.end(session, "idle_timeout");
+      next = Math.min(next, idle);
+    }
+    return next === Infinity ? undefined : next;
   }
 
   /** The data plane registers here to hear about policy changes (the gateway's composition root). */
@@ -286,6 +296,15 @@ export class SessionRegistry {
   private isExpired(session: Session): boolean {
     return !session.connection && this.now() - session.disconnectedSince > this.cookieTimeoutMs;
   }
+}
+
+/**
+ * When the session last moved a packet, to a second: now while its counters wait to be read (the
+ * usage keeper drains them every second and stamps them), else that stamp, else its login.
+ */
+function lastActivity(session: Session, now: number): number {
+  const traffic = session.traffic;
+  return traffic.touched ? now : Math.max(traffic.activeAt, session.createdAt);
 }
 
 /** Connected now, or logged in and not yet connected (its CONNECT follows the login at once). */

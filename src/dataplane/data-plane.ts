@@ -200,6 +200,8 @@ export class DataPlane {
             ? logLine`channel session=${session.id} user=${session.user} downstream=${channel} cipher=${cipher}`
             : logLine`channel session=${session.id} user=${session.user} downstream=${channel}`,
         );
+        // The registry announces it (events); back on CSTP, the cipher is the connection's TLS one.
+        this.sessions.channelChanged(session, channel, cipher || (session.connection?.info.cipher ?? ""));
       });
       this.tunnels.set(session, tunnel);
     }

@@ -10,11 +10,17 @@ export class TouchedCounters {
     this.list.push(counters);
   }
 
-  /** The counters touched since the last drain; each is listed again at its next packet. */
-  drain(): TrafficCounters[] {
+  /**
+   * The counters touched since the last drain; each is listed again at its next packet. Each is
+   * stamped active at `now` (the idle timeout reads that): the gateway drains once a second.
+   */
+  drain(now: number): TrafficCounters[] {
     const list = this.list;
     this.list = [];
-    for (const counters of list) counters.touched = false;
+    for (const counters of list) {
+      counters.touched = false;
+      counters.activeAt = now;
+    }
     return list;
   }
 }
@@ -27,6 +33,8 @@ export class TrafficCounters {
   bytesOut = 0;
   /** Listed on `watch` since its last drain. */
   touched = false;
+  /** When a drain last found a packet counted (0: never): the last activity, to a drain's period. */
+  activeAt = 0;
 
   constructor(private readonly watch?: TouchedCounters) {}
 

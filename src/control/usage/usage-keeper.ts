@@ -60,7 +60,7 @@ export class UsageKeeper {
   /** Call every second. */
   tick(): void {
     const now = this.o.now();
-    this.ledger.sampleTouched(this.o.sessions.touched.drain());
+    this.ledger.sampleTouched(this.o.sessions.touched.drain(now));
     this.enforcer?.checkExpiry();
     if (now >= this.nextFlush) {
       this.nextFlush = now + this.o.flushSeconds * 1000;

@@ -167,6 +167,19 @@ describe("the data plane in memory", () => {
     expect(g.drops.get("policy_denied")).toBe(1);
   });
 
+  test("the data plane reports each change of downstream channel to the registry (events), once", () => {
+    const g = gateway();
+    const seen: string[] = [];
+    g.sessions.onChannelChange((_s, channel, cipher) => seen.push(`${channel} ${cipher}`));
+    const c = connect(g);
+    const { client } = handshake(g, c.psk, c.appId);
+    g.udp.deliver(client.seal(DtlsType.keepalive), CLIENT_UDP.port, CLIENT_UDP.address);
+    c.channel.receive(encodeFrame("stf", CstpType.DATA, tcp(c.address, LAN, 40000, 80))); // the client left DTLS
+    g.udp.deliver(client.seal(DtlsType.keepalive), CLIENT_UDP.port, CLIENT_UDP.address); // and came back
+    expect(seen).toEqual([`dtls ${c.session.connection?.info.cipher}`, "cstp TLSv1.3 test", `dtls ${c.session.connection?.info.cipher}`]);
+    expect(seen[0]).toMatch(/^dtls DTLS1\.2 /);
+  });
+
   test("upstream leaves in batches: one writeMany per CSTP read and per DTLS datagram, frames split across reads intact", () => {
     const g = gateway();
     const c = connect(g);

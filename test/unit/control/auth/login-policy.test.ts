@@ -121,9 +121,11 @@ describe("login with group policy and user overrides", () => {
     const info = { clientAddress: "x", clientPort: 1, userAgent: "t", hostname: "h", connectedAt: 0, channel: "cstp" as const, cipher: "c", mtu: 1400, lastRxAt: () => 0 };
     f.sessions.attach(dan.session, { info, close: () => {} });
     f.sessions.attach(eve.session, { info, close: () => {} });
-    f.advance(30_000);
-    eve.session.traffic.packetsIn++;
+    // A packet at 30 s, which the usage keeper's once-a-second read stamps.
+    const at30 = f.advance(30_000);
+    eve.session.traffic.countIn(84);
     f.sessions.sweep();
+    f.sessions.touched.drain(at30);
     f.advance(59_000);
     f.sessions.sweep();
     expect(eve.session.ended).toBe(false);
@@ -139,7 +141,7 @@ describe("login with group policy and user overrides", () => {
 });
 
 describe("channel changes", () => {
-  test("the sweep announces a change of the connection's channel once; a direct report is not repeated", () => {
+  test("a change of the connection's channel is announced once; a repeated report is not", () => {
     let now = 0;
     const sessions = new SessionRegistry(300_000, () => now);
     const seen: string[] = [];
@@ -162,14 +164,12 @@ describe("channel changes", () => {
       lastRxAt: () => now,
     };
     sessions.attach(session, { info, close: () => {} });
-    sessions.sweep();
+    sessions.channelChanged(session, "cstp", "TLS"); // what attach already knew
     channel = "dtls";
-    sessions.sweep();
-    sessions.sweep();
+    sessions.channelChanged(session, "dtls", "PSK-AES256-GCM-SHA384");
     sessions.channelChanged(session, "dtls", "PSK-AES256-GCM-SHA384");
     channel = "cstp";
     sessions.channelChanged(session, "cstp", "TLS");
-    sessions.sweep();
     expect(seen).toEqual(["alice:dtls:PSK-AES256-GCM-SHA384", "alice:cstp:TLS"]);
   });
 });

@@ -30,7 +30,7 @@ async function setup(start = Date.parse("2026-11-20T12:00:00Z")) {
   const move = (s: Session, bytesIn: number, bytesOut: number) => {
     s.traffic.countIn(bytesIn);
     s.traffic.countOut(bytesOut);
-    ledger.sampleTouched(sessions.touched.drain());
+    ledger.sampleTouched(sessions.touched.drain(now()));
     ledger.flush();
   };
   const record = (name: string) => store.getUser(name)!;

@@ -23,7 +23,7 @@ function setup(start = Date.parse("2026-11-20T12:00:00Z")) {
   /** The ledger follows the sessions created from now on, as the keeper wires it; returns its per-second sample. */
   const follow = (ledger: UsageLedger) => {
     sessions.onCreate((s) => ledger.started(s));
-    return () => ledger.sampleTouched(sessions.touched.drain());
+    return () => ledger.sampleTouched(sessions.touched.drain(now()));
   };
   return { store, clock, now, sessions, session, move, follow };
 }
@@ -133,7 +133,7 @@ describe("usage ledger", () => {
     expect(row(busy)).toMatchObject({ bytesIn: 150, bytesOut: 1000, packetsIn: 2, packetsOut: 1, endedAt: null });
     expect(row(quiet)).toMatchObject({ bytesIn: 0, packetsIn: 0 });
     expect(row(all[999]!)).toMatchObject({ bytesIn: 0, bytesOut: 0, endedAt: null }); // no traffic: a row all the same
-    expect(sessions.touched.drain()).toEqual([]); // the tick took the touched list
+    expect(sessions.touched.drain(0)).toEqual([]); // the tick took the touched list
     // Its next packet lists it again: the delta is everything since the last read.
     quiet.traffic.countIn(3);
     clock.t += 15_000;
@@ -143,16 +143,17 @@ describe("usage ledger", () => {
     keeper.stop();
   });
 
-  test("touched counters: listed once until drained, then again at their next packet", () => {
+  test("touched counters: listed once until drained, then again at their next packet; a drain stamps them active", () => {
     const { sessions, session } = setup();
     const [a, b] = [session(), session("bob")];
     for (let i = 0; i < 5; i++) a.traffic.countIn(10);
     b.traffic.countOut(1);
     a.traffic.countOut(1);
-    expect(sessions.touched.drain()).toEqual([a.traffic, b.traffic]);
-    expect(sessions.touched.drain()).toEqual([]);
+    expect(sessions.touched.drain(1_000)).toEqual([a.traffic, b.traffic]);
+    expect(sessions.touched.drain(2_000)).toEqual([]);
     b.traffic.countIn(1);
-    expect(sessions.touched.drain()).toEqual([b.traffic]);
+    expect(sessions.touched.drain(3_000)).toEqual([b.traffic]);
+    expect([a.traffic.activeAt, b.traffic.activeAt]).toEqual([1_000, 3_000]);
     expect([a.traffic.packetsIn, a.traffic.bytesIn, a.traffic.packetsOut, b.traffic.packetsIn, b.traffic.packetsOut]).toEqual([5, 50, 1, 1, 1]);
   });
 
