@@ -99,6 +99,8 @@ export interface NewSession {
 export class SessionRegistry {
   private readonly byTokenHash = new Map<string, Session>();
   private readonly byId = new Map<string, Session>();
+  /** Each user's sessions: a login's per-user count must not scan every session (issue 13: logins at 20,000). */
+  private readonly byUser = new Map<string, Set<Session>>();
   /** The sessions' counters that moved since the usage ledger last read them. */
   readonly touched = new TouchedCounters();
   private readonly createListeners: ((session: Session) => void)[] = [];
@@ -132,6 +134,9 @@ export class SessionRegistry {
     };
     this.byTokenHash.set(session.tokenHash, session);
     this.byId.set(session.id, session);
+    const mine = this.byUser.get(session.user);
+    if (mine) mine.add(session);
+    else this.byUser.set(session.user, new Set([session]));
     this.deadlines.schedule(session, session.createdAt);
     for (const listener of this.createListeners) listener(session);
     return { session, token };
@@ -168,7 +173,7 @@ export class SessionRegistry {
    */
   liveCountOf(user: string, except?: Session): number {
     let live = 0;
-    for (const s of this.byId.values()) if (s !== except && s.user === user && holdsPlace(s)) live++;
+    for (const s of this.byUser.get(user) ?? []) if (s !== except && holdsPlace(s)) live++;
     return live;
   }
 
@@ -221,6 +226,9 @@ export class SessionRegistry {
     session.ended = true;
     this.byTokenHash.delete(session.tokenHash);
     this.byId.delete(session.id);
+    const mine = this.byUser.get(session.user);
+    mine?.delete(session);
+    if (mine?.size === 0) this.byUser.delete(session.user);
     this.deadlines.cancel(session);
     const connection = session.connection;
     session.connection = undefined;

@@ -242,8 +242,8 @@ export class LoginFlow {
     const overrides = this.o.users.overridesOf(user);
     const policy: GroupPolicy = effectivePolicy(group.policy, overrides, { ...this.o.defaultRates?.(), group: this.o.groupDefaults?.() });
     // Detached sessions (a crashed client) do not count; they are checked again when they come back.
-    const live = this.o.sessions.liveCountOf(user.name);
     const limit = policy.maxSessionsPerUser ?? this.o.defaultMaxSessionsPerUser?.() ?? 0;
+    const live = limit > 0 ? this.o.sessions.liveCountOf(user.name) : 0;
     if (limit > 0 && live >= limit) {
       const whose = overrides.maxSessionsPerUser !== undefined ? "your account" : group.policy.maxSessionsPerUser !== undefined ? `group ${group.name}` : "this gateway";
       const message = `You already have ${live} session(s), the most ${whose} allows: disconnect one first.`;

@@ -28,6 +28,21 @@ describe("SessionRegistry", () => {
     expect(registry.findByToken("not-a-token")).toBeUndefined();
   });
 
+  test("a user's live count: that user's sessions only, connected or fresh, not detached or ended", () => {
+    const { registry } = fixture();
+    const [a1, a2, a3] = [1, 2, 3].map(() => registry.create({ user: "alice", group: "g", policy, configHash: "h" }).session);
+    registry.create({ user: "bob", group: "g", policy, configHash: "h" });
+    expect([registry.liveCountOf("alice"), registry.liveCountOf("bob"), registry.liveCountOf("carol")]).toEqual([3, 1, 0]);
+    const c = connection();
+    registry.attach(a1!, c);
+    registry.detach(a1!, c); // its client vanished: it no longer holds a place
+    registry.end(a2!, "logout");
+    expect(registry.liveCountOf("alice")).toBe(1);
+    expect(registry.liveCountOf("alice", a3)).toBe(0);
+    registry.endAll("server_stop");
+    expect([registry.liveCountOf("alice"), registry.liveCountOf("bob")]).toEqual([0, 0]);
+  });
+
   test("an unused cookie expires after the cookie timeout and the session ends", () => {
     const { registry, ended, advance } = fixture();
     const { token } = registry.create({ user: "alice", group: "g", policy, configHash: "h" });
