@@ -11,12 +11,13 @@ export type DeadlineCheck<T> = (item: T, now: number) => number | undefined;
  * there for its next deadline. A deadline that moved later since it was set (the peer spoke again)
  * costs one early look, so nothing on the packet path has to touch the wheel.
  *
- * Each item has at most one deadline: `schedule` replaces it, `cancel` removes it. Their stale
- * entries stay in their buckets until visited and are skipped then.
+ * Each item has at most one deadline: `schedule` replaces it, `cancel` removes it, and either lets
+ * go of the item at once (buckets are sets), so an ended session is not kept alive until its
+ * deadline's second.
  */
 export class DeadlineWheel<T> {
-  private readonly buckets: T[][];
-  /** Each scheduled item's bucket, as an absolute second: entries elsewhere are stale. */
+  private readonly buckets: Set<T>[];
+  /** Each scheduled item's second (absolute); its bucket is that second modulo the span. */
   private readonly secondOf = new Map<T, number>();
   /** The first second not yet visited. */
   private cursor: number;
@@ -30,19 +31,24 @@ export class DeadlineWheel<T> {
     now: number,
     private readonly span = 256,
   ) {
-    this.buckets = Array.from({ length: span }, () => []);
+    this.buckets = Array.from({ length: span }, () => new Set<T>());
     this.cursor = Math.floor(now / 1000);
   }
 
   /** Looks at `item` at the first tick at or after `at` (the next tick when `at` has passed). */
   schedule(item: T, at: number): void {
     const second = Math.min(Math.max(Math.floor(at / 1000), this.cursor), this.cursor + this.span - 1);
-    if (this.secondOf.get(item) === second) return;
+    const previous = this.secondOf.get(item);
+    if (previous === second) return;
+    if (previous !== undefined) this.buckets[previous % this.span]!.delete(item);
     this.secondOf.set(item, second);
-    this.buckets[second % this.span]!.push(item);
+    this.buckets[second % this.span]!.add(item);
   }
 
   cancel(item: T): void {
+    const previous = this.secondOf.get(item);
+    if (previous === undefined) return;
+    this.buckets[previous % this.span]!.delete(item);
     this.secondOf.delete(item);
   }
 
@@ -64,17 +70,12 @@ export class DeadlineWheel<T> {
     // After a long pause every bucket is due once; the ring holds `span` seconds.
     const last = Math.min(target, from + this.span - 1);
     for (let second = from; second <= last; second++) {
-      const slot = second % this.span;
-      const items = this.buckets[slot]!;
-      if (items.length === 0) continue;
-      this.buckets[slot] = [];
-      for (const item of items) {
-        const due = this.secondOf.get(item);
-        if (due !== second) {
-          // A later lap of the same slot (scheduled during a catch-up) stays; anything else is stale.
-          if (due !== undefined && due > second && due % this.span === slot) this.buckets[slot]!.push(item);
-          continue;
-        }
+      const bucket = this.buckets[second % this.span]!;
+      // A set may be changed while iterated: what a check cancels is not visited, what it adds is
+      // for a later second (at least the cursor's) and is passed over like any later lap's item.
+      for (const item of bucket) {
+        if (this.secondOf.get(item) !== second) continue;
+        bucket.delete(item);
         this.secondOf.delete(item);
         const next = this.check(item, now);
         if (next !== undefined) this.schedule(item, next);

@@ -13,6 +13,14 @@ function recordingWheel(next: (item: string, now: number) => number | undefined 
   return { wheel, visits };
 }
 
+/** Items scheduled a minute ahead, then cancelled; only weak references to them are returned. */
+function scheduleAndCancel(wheel: DeadlineWheel<object>, count: number): WeakRef<object>[] {
+  const items = Array.from({ length: count }, (_, i) => ({ i, payload: new Uint8Array(64) }));
+  for (const item of items) wheel.schedule(item, T0 + 60_000);
+  for (const item of items) wheel.cancel(item);
+  return items.map((item) => new WeakRef(item));
+}
+
 describe("DeadlineWheel", () => {
   test("an item is looked at by the first tick at or after its deadline's second, with that tick's time", () => {
     const { wheel, visits } = recordingWheel();
@@ -51,6 +59,16 @@ describe("DeadlineWheel", () => {
     expect(wheel.size).toBe(2);
     for (let s = 1; s <= 12; s++) wheel.tick(T0 + s * 1000);
     expect(visits).toEqual(["sooner@3", "later@8"]);
+  });
+
+  test("cancel lets go of the item at once, not at its deadline's second (an ended session is not kept alive)", async () => {
+    const wheel = new DeadlineWheel<object>(() => undefined, T0);
+    const refs = scheduleAndCancel(wheel, 1_000);
+    await new Promise((resolve) => setTimeout(resolve, 0)); // WeakRef targets are held until the job ends
+    Bun.gc(true);
+    // Conservative stack scanning may keep a few; a bucket that still held them would keep all.
+    expect(refs.filter((r) => r.deref() === undefined).length).toBeGreaterThan(900);
+    expect(wheel.size).toBe(0);
   });
 
   test("a tick looks only at the items that came due, not at every item", () => {
