@@ -75,6 +75,22 @@ export class GroupService {
     return this.store.listGroups().map((r) => this.view(r));
   }
 
+  /** The groups' names, in `list` order (a login form's group choice). */
+  names(): string[] {
+    return this.store.listGroups().map((r) => r.name);
+  }
+
+  /**
+   * Each group's policy (an unreadable one as the empty policy, as in `list`), without members or
+   * warnings: what a login without a chosen group asks for.
+   */
+  policies(): GroupPolicy[] {
+    return this.store.listGroups().map((r) => {
+      const policy = parseStoredPolicy(r);
+      return policy.ok ? policy.value : emptyPolicy;
+    });
+  }
+
   remove(name: string, actor: Actor = "local-cli"): Result<void> {
     const outcome = this.store.transaction((): Result<void> => {
       const record = this.store.getGroup(name);

@@ -5,6 +5,7 @@ import { migrations } from "./migrations.ts";
 import type { AdminRecord, ApiTokenRecord, AuditOrder, AuditRecord, GroupRecord, NewAuditRecord, OtpRecord, UserRecord } from "./records.ts";
 import type { Store } from "./store.ts";
 import { SqliteUsage } from "./sqlite-usage.ts";
+import { Statements } from "./statements.ts";
 import type { UsageStore } from "./usage-records.ts";
 
 type Row = Record<string, unknown>;
@@ -51,39 +52,40 @@ function migrate(db: DatabaseSync): void {
 class SqliteStore implements Store {
   private depth = 0;
   readonly usage: UsageStore;
+  private readonly sql: Statements;
   constructor(private readonly db: DatabaseSync) {
-    this.usage = new SqliteUsage(db, (fn) => this.transaction(fn));
+    this.sql = new Statements(db);
+    this.usage = new SqliteUsage(this.sql, (fn) => this.transaction(fn));
   }
 
   getUser(name: string): UserRecord | undefined {
-    const row = this.db.prepare(`${USER_SELECT} WHERE name = ?`).get(name) as Row | undefined;
+    const row = this.sql.of(`${USER_SELECT} WHERE name = ?`).get(name) as Row | undefined;
     return row ? this.userFromRow(row) : undefined;
   }
 
   listUsers(): UserRecord[] {
     // Every membership in one query (not one per user): the users page lists them all.
     const groupsOf = new Map<string, string[]>();
-    for (const g of this.db.prepare("SELECT user_name, group_name FROM user_groups ORDER BY user_name, position").all() as Row[]) {
+    for (const g of this.sql.of("SELECT user_name, group_name FROM user_groups ORDER BY user_name, position").all() as Row[]) {
       const name = String(g.user_name);
       const list = groupsOf.get(name);
       if (list) list.push(String(g.group_name));
       else groupsOf.set(name, [String(g.group_name)]);
     }
-    return (this.db.prepare(`${USER_SELECT} ORDER BY name`).all() as Row[]).map((r) => this.userFromRow(r, groupsOf.get(String(r.name)) ?? []));
+    return (this.sql.of(`${USER_SELECT} ORDER BY name`).all() as Row[]).map((r) => this.userFromRow(r, groupsOf.get(String(r.name)) ?? []));
   }
 
   countUsers(): number {
-    return Number((this.db.prepare("SELECT COUNT(*) AS n FROM users").get() as Row).n);
+    return Number((this.sql.of("SELECT COUNT(*) AS n FROM users").get() as Row).n);
   }
 
   countGroups(): number {
-    return Number((this.db.prepare("SELECT COUNT(*) AS n FROM groups").get() as Row).n);
+    return Number((this.sql.of("SELECT COUNT(*) AS n FROM groups").get() as Row).n);
   }
 
   insertUser(user: UserRecord): void {
     this.transaction(() => {
-      this.db
-        .prepare("INSERT INTO users(name, password_hash, disabled, failed_logins, last_login_at, created_at, overrides) VALUES(?, ?, ?, ?, ?, ?, ?)")
+      this.sql.of("INSERT INTO users(name, password_hash, disabled, failed_logins, last_login_at, created_at, overrides) VALUES(?, ?, ?, ?, ?, ?, ?)")
         .run(user.name, user.passwordHash, user.disabled ? 1 : 0, user.failedLogins, user.lastLoginAt, user.createdAt, user.overridesJson);
       this.writeUserGroups(user);
     });
@@ -91,28 +93,27 @@ class SqliteStore implements Store {
 
   updateUser(user: UserRecord): void {
     this.transaction(() => {
-      this.db
-        .prepare("UPDATE users SET password_hash = ?, disabled = ?, failed_logins = ?, last_login_at = ?, overrides = ? WHERE name = ?")
+      this.sql.of("UPDATE users SET password_hash = ?, disabled = ?, failed_logins = ?, last_login_at = ?, overrides = ? WHERE name = ?")
         .run(user.passwordHash, user.disabled ? 1 : 0, user.failedLogins, user.lastLoginAt, user.overridesJson, user.name);
-      this.db.prepare("DELETE FROM user_groups WHERE user_name = ?").run(user.name);
+      this.sql.of("DELETE FROM user_groups WHERE user_name = ?").run(user.name);
       this.writeUserGroups(user);
     });
   }
 
   deleteUser(name: string): boolean {
-    return Number(this.db.prepare("DELETE FROM users WHERE name = ?").run(name).changes) > 0;
+    return Number(this.sql.of("DELETE FROM users WHERE name = ?").run(name).changes) > 0;
   }
 
   recordLoginFailure(name: string): void {
-    this.db.prepare("UPDATE users SET failed_logins = failed_logins + 1 WHERE name = ?").run(name);
+    this.sql.of("UPDATE users SET failed_logins = failed_logins + 1 WHERE name = ?").run(name);
   }
 
   recordLoginSuccess(name: string, at: number): void {
-    this.db.prepare("UPDATE users SET last_login_at = ? WHERE name = ?").run(at, name);
+    this.sql.of("UPDATE users SET last_login_at = ? WHERE name = ?").run(at, name);
   }
 
   getOtp(user: string): OtpRecord | undefined {
-    const row = this.db.prepare("SELECT * FROM user_otp WHERE user_name = ?").get(user) as Row | undefined;
+    const row = this.sql.of("SELECT * FROM user_otp WHERE user_name = ?").get(user) as Row | undefined;
     if (!row) return undefined;
     return {
       user: String(row.user_name),
@@ -123,8 +124,7 @@ class SqliteStore implements Store {
   }
 
   putOtp(r: OtpRecord): void {
-    this.db
-      .prepare(
+    this.sql.of(
         "INSERT INTO user_otp(user_name, sealed_secret, enrolled_at, last_used_step) VALUES(?, ?, ?, ?) " +
           "ON CONFLICT(user_name) DO UPDATE SET sealed_secret = excluded.sealed_secret, enrolled_at = excluded.enrolled_at, last_used_step = excluded.last_used_step",
       )
@@ -132,71 +132,68 @@ class SqliteStore implements Store {
   }
 
   deleteOtp(user: string): boolean {
-    return Number(this.db.prepare("DELETE FROM user_otp WHERE user_name = ?").run(user).changes) > 0;
+    return Number(this.sql.of("DELETE FROM user_otp WHERE user_name = ?").run(user).changes) > 0;
   }
 
   markOtpStepUsed(user: string, step: number): boolean {
-    const result = this.db
-      .prepare("UPDATE user_otp SET last_used_step = ? WHERE user_name = ? AND (last_used_step IS NULL OR last_used_step < ?)")
+    const result = this.sql.of("UPDATE user_otp SET last_used_step = ? WHERE user_name = ? AND (last_used_step IS NULL OR last_used_step < ?)")
       .run(step, user, step);
     return Number(result.changes) === 1;
   }
 
   getGroup(name: string): GroupRecord | undefined {
-    const row = this.db.prepare("SELECT * FROM groups WHERE name = ?").get(name) as Row | undefined;
+    const row = this.sql.of("SELECT * FROM groups WHERE name = ?").get(name) as Row | undefined;
     return row ? groupFromRow(row) : undefined;
   }
 
   listGroups(): GroupRecord[] {
-    return (this.db.prepare("SELECT * FROM groups ORDER BY created_at, name").all() as Row[]).map(groupFromRow);
+    return (this.sql.of("SELECT * FROM groups ORDER BY created_at, name").all() as Row[]).map(groupFromRow);
   }
 
   insertGroup(group: GroupRecord): void {
-    this.db.prepare("INSERT INTO groups(name, policy, created_at) VALUES(?, ?, ?)").run(group.name, group.policyJson, group.createdAt);
+    this.sql.of("INSERT INTO groups(name, policy, created_at) VALUES(?, ?, ?)").run(group.name, group.policyJson, group.createdAt);
   }
 
   updateGroup(group: GroupRecord): void {
-    this.db.prepare("UPDATE groups SET policy = ? WHERE name = ?").run(group.policyJson, group.name);
+    this.sql.of("UPDATE groups SET policy = ? WHERE name = ?").run(group.policyJson, group.name);
   }
 
   deleteGroup(name: string): boolean {
-    return Number(this.db.prepare("DELETE FROM groups WHERE name = ?").run(name).changes) > 0;
+    return Number(this.sql.of("DELETE FROM groups WHERE name = ?").run(name).changes) > 0;
   }
 
   groupMembers(name: string): string[] {
-    const rows = this.db.prepare("SELECT user_name FROM user_groups WHERE group_name = ? ORDER BY user_name").all(name) as Row[];
+    const rows = this.sql.of("SELECT user_name FROM user_groups WHERE group_name = ? ORDER BY user_name").all(name) as Row[];
     return rows.map((r) => String(r.user_name));
   }
 
   insertApiToken(token: ApiTokenRecord): void {
-    this.db
-      .prepare("INSERT INTO api_tokens(id, name, secret_hash, scope, created_at, expires_at) VALUES(?, ?, ?, ?, ?, ?)")
+    this.sql.of("INSERT INTO api_tokens(id, name, secret_hash, scope, created_at, expires_at) VALUES(?, ?, ?, ?, ?, ?)")
       .run(token.id, token.name, token.secretHash, token.scope, token.createdAt, token.expiresAt);
   }
 
   listApiTokens(): ApiTokenRecord[] {
-    return (this.db.prepare("SELECT * FROM api_tokens ORDER BY created_at").all() as Row[]).map(tokenFromRow);
+    return (this.sql.of("SELECT * FROM api_tokens ORDER BY created_at").all() as Row[]).map(tokenFromRow);
   }
 
   findApiTokenByHash(secretHash: string): ApiTokenRecord | undefined {
-    const row = this.db.prepare("SELECT * FROM api_tokens WHERE secret_hash = ?").get(secretHash) as Row | undefined;
+    const row = this.sql.of("SELECT * FROM api_tokens WHERE secret_hash = ?").get(secretHash) as Row | undefined;
     return row ? tokenFromRow(row) : undefined;
   }
 
   deleteApiToken(id: string): boolean {
-    return Number(this.db.prepare("DELETE FROM api_tokens WHERE id = ?").run(id).changes) > 0;
+    return Number(this.sql.of("DELETE FROM api_tokens WHERE id = ?").run(id).changes) > 0;
   }
 
   appendAudit(r: NewAuditRecord): number {
-    const result = this.db
-      .prepare("INSERT INTO audit(at, actor, action, target, before, after) VALUES(?, ?, ?, ?, ?, ?)")
+    const result = this.sql.of("INSERT INTO audit(at, actor, action, target, before, after) VALUES(?, ?, ?, ?, ?, ?)")
       .run(r.at, r.actor, r.action, r.target, r.before, r.after);
     return Number(result.lastInsertRowid);
   }
 
   listAudit(afterId: number, limit: number, order: AuditOrder = "oldest"): AuditRecord[] {
     const sql = order === "newest" ? "SELECT * FROM audit WHERE id > ? ORDER BY id DESC LIMIT ?" : "SELECT * FROM audit WHERE id > ? ORDER BY id LIMIT ?";
-    const rows = this.db.prepare(sql).all(afterId, limit) as Row[];
+    const rows = this.sql.of(sql).all(afterId, limit) as Row[];
     return rows.map((r) => ({
       id: Number(r.id),
       at: Number(r.at),
@@ -209,17 +206,16 @@ class SqliteStore implements Store {
   }
 
   getAdmin(name: string): AdminRecord | undefined {
-    const row = this.db.prepare("SELECT * FROM admins WHERE name = ?").get(name) as Row | undefined;
+    const row = this.sql.of("SELECT * FROM admins WHERE name = ?").get(name) as Row | undefined;
     return row ? adminFromRow(row) : undefined;
   }
 
   listAdmins(): AdminRecord[] {
-    return (this.db.prepare("SELECT * FROM admins ORDER BY name").all() as Row[]).map(adminFromRow);
+    return (this.sql.of("SELECT * FROM admins ORDER BY name").all() as Row[]).map(adminFromRow);
   }
 
   putAdmin(a: AdminRecord): void {
-    this.db
-      .prepare(
+    this.sql.of(
         "INSERT INTO admins(name, role, password_hash, created_at, last_login_at, otp_sealed_secret, otp_enrolled_at, otp_last_used_step) VALUES(?, ?, ?, ?, ?, ?, ?, ?) " +
           "ON CONFLICT(name) DO UPDATE SET role = excluded.role, password_hash = excluded.password_hash, last_login_at = excluded.last_login_at, " +
           "otp_sealed_secret = excluded.otp_sealed_secret, otp_enrolled_at = excluded.otp_enrolled_at, otp_last_used_step = excluded.otp_last_used_step",
@@ -228,23 +224,22 @@ class SqliteStore implements Store {
   }
 
   deleteAdmin(name: string): boolean {
-    return Number(this.db.prepare("DELETE FROM admins WHERE name = ?").run(name).changes) > 0;
+    return Number(this.sql.of("DELETE FROM admins WHERE name = ?").run(name).changes) > 0;
   }
 
   markAdminOtpStepUsed(name: string, step: number): boolean {
-    const result = this.db
-      .prepare("UPDATE admins SET otp_last_used_step = ? WHERE name = ? AND otp_sealed_secret IS NOT NULL AND (otp_last_used_step IS NULL OR otp_last_used_step < ?)")
+    const result = this.sql.of("UPDATE admins SET otp_last_used_step = ? WHERE name = ? AND otp_sealed_secret IS NOT NULL AND (otp_last_used_step IS NULL OR otp_last_used_step < ?)")
       .run(step, name, step);
     return Number(result.changes) > 0;
   }
 
   getMeta(key: string): string | undefined {
-    const row = this.db.prepare("SELECT value FROM meta WHERE key = ?").get(key) as Row | undefined;
+    const row = this.sql.of("SELECT value FROM meta WHERE key = ?").get(key) as Row | undefined;
     return row ? String(row.value) : undefined;
   }
 
   setMeta(key: string, value: string): void {
-    this.db.prepare("INSERT INTO meta(key, value) VALUES(?, ?) ON CONFLICT(key) DO UPDATE SET value = excluded.value").run(key, value);
+    this.sql.of("INSERT INTO meta(key, value) VALUES(?, ?) ON CONFLICT(key) DO UPDATE SET value = excluded.value").run(key, value);
   }
 
   transaction<T>(fn: () => T): T {
@@ -268,7 +263,7 @@ class SqliteStore implements Store {
   }
 
   private writeUserGroups(user: UserRecord): void {
-    const insert = this.db.prepare("INSERT INTO user_groups(user_name, group_name, position) VALUES(?, ?, ?)");
+    const insert = this.sql.of("INSERT INTO user_groups(user_name, group_name, position) VALUES(?, ?, ?)");
     user.groups.forEach((group, position) => insert.run(user.name, group, position));
   }
 
@@ -280,7 +275,7 @@ class SqliteStore implements Store {
       disabled: Number(row.disabled) === 1,
       groups:
         groups ??
-        (this.db.prepare("SELECT group_name FROM user_groups WHERE user_name = ? ORDER BY position").all(String(row.name)) as Row[]).map((g) => String(g.group_name)),
+        (this.sql.of("SELECT group_name FROM user_groups WHERE user_name = ? ORDER BY position").all(String(row.name)) as Row[]).map((g) => String(g.group_name)),
       failedLogins: Number(row.failed_logins),
       lastLoginAt: row.last_login_at === null ? null : Number(row.last_login_at),
       createdAt: Number(row.created_at),

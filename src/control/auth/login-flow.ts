@@ -209,7 +209,7 @@ export class LoginFlow {
 
   /** Factors that may identify a user of this group (any group's, when none was chosen). */
   private identifyingFactors(group: string | undefined): Set<AuthFactor> {
-    const policies = group !== undefined ? [this.o.groups.policyOf(group)] : this.o.groups.list().map((g) => ({ ok: true as const, value: g.policy }));
+    const policies = group !== undefined ? [this.o.groups.policyOf(group)] : this.o.groups.policies().map((policy) => ({ ok: true as const, value: policy }));
     const firsts = new Set<AuthFactor>();
     for (const p of policies) if (p.ok) for (const chain of this.methodsOf(p.value.auth)) firsts.add(chain[0]!);
     if (firsts.size === 0) firsts.add("password");
@@ -295,7 +295,7 @@ export class LoginFlow {
     const sso = step.sso?.(context, request.client);
     if (sso && !sso.ok) return this.failures.refuse({ reason: sso.error.code, message: sso.error.message, counts: false }, request.client, context);
     const first = !context.user;
-    const groupNames = this.o.groups.list().map((g) => g.name);
+    const groupNames = this.o.groups.names();
     const form: LoginForm = {
       authId: first ? "main" : "challenge",
       message: step.message(context),
