@@ -51,8 +51,6 @@ export class DtlsChannel {
   private sendSeq: number;
   private bare = false;
   private closed = false;
-  /** Reused for each control message's plaintext (made on first use: data records need none). */
-  private scratch: Uint8Array | undefined;
 
   constructor(private readonly o: DtlsChannelOptions) {
     this.address = o.address;
@@ -149,10 +147,10 @@ export class DtlsChannel {
       this.o.outbox.addSealed(length, this.port, this.address);
       return;
     }
-    if (!this.scratch || this.scratch.length < payload.length + 1) this.scratch = new Uint8Array(Math.max(256, payload.length + 1));
-    this.scratch[0] = type;
-    this.scratch.set(payload, 1);
-    this.sendPlain(this.scratch.subarray(0, payload.length + 1), batched);
+    const plain = this.o.outbox.plaintextScratch(payload.length + 1);
+    plain[0] = type;
+    plain.set(payload, 1);
+    this.sendPlain(plain.subarray(0, payload.length + 1), batched);
   }
 
   private sendPlain(plaintext: Uint8Array, batched = false): void {

@@ -16,6 +16,8 @@ export class UdpOutbox {
   private readonly batch: (Uint8Array | number | string)[] = [];
   private readonly slots: Uint8Array[] = [];
   private used = 0;
+  /** Control messages' plaintext, shared by every channel: sealed into a new record before the next use. */
+  private plaintext = new Uint8Array(256);
 
   constructor(
     private readonly udp: UdpSocket,
@@ -23,6 +25,15 @@ export class UdpOutbox {
   ) {
     const memory = new Uint8Array(MAX_PENDING * OUTBOX_SLOT_BYTES);
     for (let i = 0; i < MAX_PENDING; i++) this.slots.push(memory.subarray(i * OUTBOX_SLOT_BYTES, (i + 1) * OUTBOX_SLOT_BYTES));
+  }
+
+  /**
+   * A buffer of at least `length` bytes for one control message's plaintext (DPD, keepalive), to be
+   * sealed before anyone asks again: one for all channels, not one per session (issue 13: memory).
+   */
+  plaintextScratch(length: number): Uint8Array {
+    if (this.plaintext.length < length) this.plaintext = new Uint8Array(length);
+    return this.plaintext;
   }
 
   /** Queues a record the caller allocated. */
