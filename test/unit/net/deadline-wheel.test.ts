@@ -61,7 +61,8 @@ describe("DeadlineWheel", () => {
     expect(visits).toEqual(["sooner@3", "later@8"]);
   });
 
-  test("cancel lets go of the item at once, not at its deadline's second (an ended session is not kept alive)", async () => {
+  // Forcing a full collection is Bun's (Bun.gc); under Deno (npm run test:deno) this one is skipped.
+  test.skipIf(typeof Bun === "undefined")("cancel lets go of the item at once, not at its deadline's second (an ended session is not kept alive)", async () => {
     const wheel = new DeadlineWheel<object>(() => undefined, T0);
     const refs = scheduleAndCancel(wheel, 1_000);
     await new Promise((resolve) => setTimeout(resolve, 0)); // WeakRef targets are held until the job ends
