@@ -146,6 +146,12 @@ const NO_PASSWORD = "!";
  * (groups, overrides, password) apply from the next login.
  */
 export class UserService {
+  /**
+   * Login times not yet written: a login must not wait for the store's fsync on the main thread
+   * (every session's packets wait with it), so they are written together, about once a second.
+   */
+  private readonly loginStamps = new Map<string, number>();
+
   constructor(
     private readonly store: Store,
     private readonly hasher: PasswordHasher,
@@ -197,11 +203,13 @@ export class UserService {
 
   /** One user, with their shadowed rules as warnings. */
   get(name: string): Result<UserView> {
+    this.flushLoginStamps();
     const record = this.store.getUser(name);
     return record ? ok(this.withWarnings(toView(record))) : notFound(name);
   }
 
   list(): UserView[] {
+    this.flushLoginStamps();
     return this.store.listUsers().map(toView);
   }
 
@@ -276,8 +284,19 @@ export class UserService {
     this.store.recordLoginFailure(name);
   }
 
+  /** Kept until flushLoginStamps (the gateway's housekeeping, every second, and its stop; a read of users). */
   recordSuccess(name: string): void {
-    this.store.recordLoginSuccess(name, this.now());
+    this.loginStamps.set(name, this.now());
+  }
+
+  /** Writes the login times gathered since the last call, in one transaction. */
+  flushLoginStamps(): void {
+    if (this.loginStamps.size === 0) return;
+    const stamps = [...this.loginStamps];
+    this.loginStamps.clear();
+    this.store.transaction(() => {
+      for (const [name, at] of stamps) this.store.recordLoginSuccess(name, at);
+    });
   }
 
   private readonly dummy = new DummyHash(() => this.hasher, () => this.hashCost(), "gw-dummy-password-for-unknown-users");

@@ -364,6 +364,7 @@ export async function startGateway(config: GatewayConfig, deps: GatewayDeps): Pr
     sessions.sweep();
     plane.tick(now());
     usage.tick();
+    control.users.flushLoginStamps();
     drain.tick();
   }, 1000);
 
@@ -408,6 +409,7 @@ export async function startGateway(config: GatewayConfig, deps: GatewayDeps): Pr
       await management?.stop();
       sessions.endAll("server_stop");
       usage.stop();
+      control.users.flushLoginStamps();
       await new Promise<void>((resolve) => {
         server.close(() => resolve());
         setTimeout(resolve, 2000).unref?.();
