@@ -177,6 +177,11 @@ export class SessionRegistry {
     return live;
   }
 
+  /** Each user's sessions (live or waiting for their client to come back), by user name. */
+  byUserName(): ReadonlyMap<string, ReadonlySet<Session>> {
+    return this.byUser;
+  }
+
   /**
    * A session about to get a connection while it has none (first CONNECT, or back after a loss):
    * the number of the user's other live sessions when they already reach its limit, else undefined.

@@ -71,7 +71,7 @@ export class AccountEnforcer {
     const now = this.o.now();
     if (now < this.nextExpiry) return;
     let next = Infinity;
-    for (const [user, sessions] of this.liveByUser()) {
+    for (const [user, sessions] of this.o.sessions.byUserName()) {
       const limits = this.limitsOf(user);
       const at = expiryInstant(limits?.expiresAt);
       if (at === undefined) continue;
@@ -84,8 +84,7 @@ export class AccountEnforcer {
   /** After each ledger flush: blocks or throttles users over their quota, lifts throttles no longer due. */
   checkQuotas(): void {
     this.cache.clear();
-    const live = this.liveByUser();
-    for (const [user, sessions] of live) {
+    for (const [user, sessions] of this.o.sessions.byUserName()) {
       const limits = this.limitsOf(user);
       const usage = limits && this.o.usage.quotaUsageOf(user, limits);
       if (usage?.enforce === "block") {
@@ -119,8 +118,9 @@ export class AccountEnforcer {
     }
   }
 
-  private endAll(user: string, sessions: Session[], reason: EndReason, why: string): void {
-    for (const s of sessions) {
+  private endAll(user: string, sessions: ReadonlySet<Session>, reason: EndReason, why: string): void {
+    // Ending a session takes it out of this set (the registry's index): end a copy.
+    for (const s of [...sessions]) {
       this.o.log(logLine`session end session=${s.id} user=${user} reason=${reason}: ${why}`);
       this.o.audit?.record("gateway", "session.end", user, null, { session: s.id, reason, why });
       this.o.sessions.end(s, reason);
@@ -130,15 +130,5 @@ export class AccountEnforcer {
   private limitsOf(user: string): AccountLimits | undefined {
     if (!this.cache.has(user)) this.cache.set(user, this.o.usage.limitsOf(user));
     return this.cache.get(user);
-  }
-
-  private liveByUser(): Map<string, Session[]> {
-    const byUser = new Map<string, Session[]>();
-    for (const s of this.o.sessions.list()) {
-      const list = byUser.get(s.user);
-      if (list) list.push(s);
-      else byUser.set(s.user, [s]);
-    }
-    return byUser;
   }
 }
