@@ -289,14 +289,21 @@ export class UserService {
     this.loginStamps.set(name, this.now());
   }
 
-  /** Writes the login times gathered since the last call, in one transaction. */
-  flushLoginStamps(): void {
-    if (this.loginStamps.size === 0) return;
-    const stamps = [...this.loginStamps];
+  /**
+   * Writes the login times gathered since the last call, in one transaction. When the store
+   * refuses (disk full, locked), they are kept for the next call and the error is returned.
+   */
+  flushLoginStamps(): Result<void> {
+    if (this.loginStamps.size === 0) return ok(undefined);
+    try {
+      this.store.transaction(() => {
+        for (const [name, at] of this.loginStamps) this.store.recordLoginSuccess(name, at);
+      });
+    } catch (e) {
+      return err("store_unavailable", `cannot write ${this.loginStamps.size} login time(s), kept for the next try: ${(e as Error).message}`);
+    }
     this.loginStamps.clear();
-    this.store.transaction(() => {
-      for (const [name, at] of stamps) this.store.recordLoginSuccess(name, at);
-    });
+    return ok(undefined);
   }
 
   private readonly dummy = new DummyHash(() => this.hasher, () => this.hashCost(), "gw-dummy-password-for-unknown-users");

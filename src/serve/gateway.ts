@@ -4,6 +4,7 @@ import type { GatewayConfig } from "../config/gateway-config.ts";
 import { ensureAdminToken } from "../control/api-tokens.ts";
 import { ensureFirstAdmin, type FirstAdmin } from "../control/first-admin.ts";
 import { AuthStats } from "../control/auth/auth-stats.ts";
+import { RateLimitedLog } from "../control/rate-limited-log.ts";
 import { LoginFlow } from "../control/auth/login-flow.ts";
 import { PasswordStep } from "../control/auth/password-step.ts";
 import { OtpStep } from "../control/auth/otp-step.ts";
@@ -360,11 +361,14 @@ export async function startGateway(config: GatewayConfig, deps: GatewayDeps): Pr
   management = api.value;
   // ── end management API ──
 
+  // A store that refuses writes (disk full) is said every 30 s, not every second.
+  const stampErrors = new RateLimitedLog(30_000, now, deps.log);
   const housekeeping = setInterval(() => {
     sessions.sweep();
     plane.tick(now());
     usage.tick();
-    control.users.flushLoginStamps();
+    const stamps = control.users.flushLoginStamps();
+    if (!stamps.ok) stampErrors.say(logLine`users: ${stamps.error.message}`);
     drain.tick();
   }, 1000);
 
@@ -409,7 +413,8 @@ export async function startGateway(config: GatewayConfig, deps: GatewayDeps): Pr
       await management?.stop();
       sessions.endAll("server_stop");
       usage.stop();
-      control.users.flushLoginStamps();
+      const stamps = control.users.flushLoginStamps();
+      if (!stamps.ok) deps.log(logLine`users: ${stamps.error.message}`);
       await new Promise<void>((resolve) => {
         server.close(() => resolve());
         setTimeout(resolve, 2000).unref?.();

@@ -12,9 +12,14 @@ async function fixture() {
   const control = new ControlPlane({ store, hasher: fakeHasher, sessions: new SessionRegistry(60_000, () => now), now: () => now });
   for (const name of ["alice", "bob"]) await control.users.add({ name, password: "pw", groups: [] });
   let transactions = 0;
+  let refuse = false;
   const transaction = store.transaction.bind(store);
-  store.transaction = (fn) => (transactions++, transaction(fn));
-  return { store, users: control.users, at: (t: number) => (now = t), transactions: () => transactions };
+  store.transaction = (fn) => {
+    transactions++;
+    if (refuse) throw new Error("database or disk is full");
+    return transaction(fn);
+  };
+  return { store, users: control.users, at: (t: number) => (now = t), transactions: () => transactions, refuse: (on: boolean) => (refuse = on) };
 }
 
 describe("login times", () => {
@@ -31,6 +36,19 @@ describe("login times", () => {
     expect(f.transactions()).toBe(1);
     f.users.flushLoginStamps(); // nothing pending: no write
     expect(f.transactions()).toBe(1);
+  });
+
+  test("a store that refuses the write: the error says so, the times are kept and written at the next flush", async () => {
+    const f = await fixture();
+    f.at(9_000);
+    f.users.recordSuccess("alice");
+    f.refuse(true);
+    const failed = f.users.flushLoginStamps();
+    expect(!failed.ok && failed.error.code).toBe("store_unavailable");
+    expect(!failed.ok && failed.error.message).toContain("database or disk is full");
+    f.refuse(false);
+    expect(f.users.flushLoginStamps().ok).toBe(true);
+    expect(f.store.getUser("alice")?.lastLoginAt).toBe(9_000);
   });
 
   test("reading users through the service shows the latest login at once", async () => {
