@@ -209,9 +209,10 @@ export class LoginFlow {
 
   /** Factors that may identify a user of this group (any group's, when none was chosen). */
   private identifyingFactors(group: string | undefined): Set<AuthFactor> {
-    const policies = group !== undefined ? [this.o.groups.policyOf(group)] : this.o.groups.policies().map((policy) => ({ ok: true as const, value: policy }));
+    const chosen = group === undefined ? undefined : this.o.groups.policyOf(group);
+    const policies = chosen === undefined ? this.o.groups.policies() : chosen.ok ? [chosen.value] : [];
     const firsts = new Set<AuthFactor>();
-    for (const p of policies) if (p.ok) for (const chain of this.methodsOf(p.value.auth)) firsts.add(chain[0]!);
+    for (const policy of policies) for (const chain of this.methodsOf(policy.auth)) firsts.add(chain[0]!);
     if (firsts.size === 0) firsts.add("password");
     return firsts;
   }
