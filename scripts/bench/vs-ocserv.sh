@@ -33,4 +33,8 @@ jq -rn --argjson h "$hash" --slurpfile g "$out/$name.json" --argjson o "$([ -n "
       "connect, start to first ping: gw \($gc) ms, minus the hash \(($gc - $h.ms) * 10 | round / 10) ms"
         + (if $oc then "; ocserv \($oc) ms; (gw - hash) / ocserv = \(($gc - $h.ms) / $oc * 100 | round / 100) (goal: at most 1.2)" else "" end)
 ' | tee -a "$out/compare.txt"
+# Where each run lost packets and how busy the client and the host were: throughput alone does not
+# say whether the gateway, the client or the loss pattern held a direction back.
+results=("$out/$name.json"); [ -n "${SKIP_OCSERV:-}" ] || results=("$out/ocserv.json" "${results[@]}")
+"$repo/scripts/bench/where-lost.sh" "${results[@]}" | tee -a "$out/compare.txt"
 echo "results in $out"
