@@ -9,6 +9,7 @@ import type { SessionFirewall } from "../net/session-firewall.ts";
 import type { TrafficCounters } from "../net/traffic-counters.ts";
 import type { CstpChannel, CstpChannelOptions, ChannelEnd } from "../tunnel/cstp-channel.ts";
 import type { CstpDialect } from "../tunnel/cstp-codec.ts";
+import type { FramePool } from "../tunnel/frame-pool.ts";
 import type { SessionTunnel } from "../tunnel/session-tunnel.ts";
 import { describeEnd } from "../tunnel/tunnel-connection.ts";
 import type { TunWriteBatch } from "./tun-write-batch.ts";
@@ -22,6 +23,8 @@ export interface LinkWiring {
   /** Live CSTP channels, each at its next DPD check; a link takes its channel out when it ends. */
   readonly channels: DeadlineWheel<CstpChannel>;
   readonly drops: DropCounters;
+  /** Outgoing CSTP frame buffers, shared by every channel. */
+  readonly frames: FramePool;
   readonly now: () => number;
   readonly log: Log;
 }
@@ -50,6 +53,7 @@ export class ConnectionLink implements CstpChannelOptions {
   preamble: Uint8Array | undefined;
   readonly dpdSeconds: number;
   readonly maxQueuedFrames: number;
+  readonly frames: FramePool;
   readonly drops: DropCounters;
   readonly traffic: TrafficCounters;
   readonly now: () => number;
@@ -69,6 +73,7 @@ export class ConnectionLink implements CstpChannelOptions {
     this.preamble = i.preamble;
     this.dpdSeconds = i.dpdSeconds;
     this.maxQueuedFrames = i.maxQueuedFrames;
+    this.frames = w.frames;
     this.drops = w.drops;
     this.traffic = i.session.traffic;
     this.now = w.now;

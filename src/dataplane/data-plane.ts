@@ -19,6 +19,7 @@ import type { DtlsOffer } from "../tunnel/dtls-offer.ts";
 import { SessionTunnel } from "../tunnel/session-tunnel.ts";
 import { liveConnection, type ConnectionFacts } from "../tunnel/tunnel-connection.ts";
 import type { TunnelParams } from "../tunnel/tunnel-params.ts";
+import { FramePool } from "../tunnel/frame-pool.ts";
 import { ConnectionLink, DtlsLink, type LinkWiring } from "./connection-link.ts";
 import { TunWriteBatch } from "./tun-write-batch.ts";
 
@@ -44,6 +45,10 @@ export interface DataPlaneOptions {
 
 /** How many frames a slow CSTP client may have waiting before packets to it are dropped. */
 const MAX_QUEUED_FRAMES = 256;
+/** A frame block holds a full-size packet of any usual MTU plus its header; bigger frames get their own buffer. */
+const FRAME_BLOCK_BYTES = 2048;
+/** Frame blocks kept for reuse when traffic stops: 1 MiB whatever the number of sessions. */
+const MAX_IDLE_FRAMES = 512;
 
 /**
  * The data plane: every live session's channels, the router, the firewalls, the DTLS server and
@@ -97,6 +102,7 @@ export class DataPlane {
       upstream: this.upstream,
       channels: this.channels,
       drops: o.drops,
+      frames: new FramePool(FRAME_BLOCK_BYTES, MAX_IDLE_FRAMES),
       now: o.now,
       log: o.log,
     };

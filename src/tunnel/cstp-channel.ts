@@ -1,8 +1,9 @@
 import type { DropCounters } from "../net/drop-counters.ts";
 import type { PacketSink } from "../net/router.ts";
 import type { TrafficCounters } from "../net/traffic-counters.ts";
-import { CstpDecoder, CstpType, encodeFrame, type CstpDialect } from "./cstp-codec.ts";
+import { CstpDecoder, CstpType, encodeFrameInto, headerLength, type CstpDialect } from "./cstp-codec.ts";
 import { CstpWriter, type FrameSocket } from "./cstp-writer.ts";
+import type { FramePool } from "./frame-pool.ts";
 import { DeadPeerDetector, PEER_DEAD, PEER_PROBE } from "./dead-peer-detector.ts";
 
 /** How a channel ended, from the session's point of view. */
@@ -25,6 +26,8 @@ export interface CstpChannelOptions {
   preamble?: Uint8Array;
   dpdSeconds: number;
   maxQueuedFrames: number;
+  /** Where outgoing frames are encoded and given back once written; shared by a data plane's channels. */
+  frames: FramePool;
   drops: DropCounters;
   /** The session's counters: they outlive this connection. */
   traffic: TrafficCounters;
@@ -60,7 +63,7 @@ export class CstpChannel implements PacketSink {
   ) {
     this.dialect = o.dialect;
     this.decoder = new CstpDecoder({ dialect: o.dialect });
-    this.writer = new CstpWriter(socket, o.maxQueuedFrames);
+    this.writer = new CstpWriter(socket, o.maxQueuedFrames, o.frames);
     this.dpd = new DeadPeerDetector(o.dpdSeconds);
     if (o.preamble) this.writer.send(o.preamble);
     this.lastRx = o.now();
@@ -162,7 +165,10 @@ export class CstpChannel implements PacketSink {
   };
 
   private sendFrame(type: number, payload: Uint8Array): boolean {
-    return this.writer.send(encodeFrame(this.dialect ?? "stf", type, payload));
+    const dialect = this.dialect ?? "stf";
+    const frame = this.o.frames.take(headerLength(dialect) + payload.length);
+    encodeFrameInto(dialect, type, payload, frame, 0);
+    return this.writer.send(frame);
   }
 
   private finish(end: ChannelEnd, graceful: boolean): void {

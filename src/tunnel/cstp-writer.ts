@@ -1,3 +1,5 @@
+import type { FramePool } from "./frame-pool.ts";
+
 /** The part of a TLS socket the writer needs. */
 export interface FrameSocket {
   write(data: Uint8Array, callback: (error?: Error | null) => void): boolean;
@@ -8,7 +10,7 @@ export interface FrameSocket {
  * the previous write's callback, because Node-style TLS sockets coalesce queued writes into one
  * TLS record and openconnect drops records that hold more than one frame (docs/protocol.md §6.3).
  * The queue is bounded: a slow client loses packets (counted by the caller) instead of growing
- * memory without limit.
+ * memory without limit. A written frame goes back to `frames` (its pool, if any) for the next one.
  */
 export class CstpWriter {
   private readonly queue: Uint8Array[] = [];
@@ -20,6 +22,7 @@ export class CstpWriter {
   constructor(
     private readonly socket: FrameSocket,
     private readonly maxQueued: number,
+    private readonly frames?: FramePool,
   ) {}
 
   /** False when the frame was dropped (queue full or writer closed). */
@@ -61,8 +64,9 @@ export class CstpWriter {
     this.writing = true;
     this.socket.write(frame, (error) => {
       this.writing = false;
-      if (error) this.close();
-      else this.pump();
+      if (error) return this.close();
+      this.frames?.give(frame);
+      this.pump();
     });
   }
 }

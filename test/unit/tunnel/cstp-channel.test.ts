@@ -3,15 +3,23 @@ import { DropCounters } from "../../../src/net/drop-counters.ts";
 import { TrafficCounters } from "../../../src/net/traffic-counters.ts";
 import { CstpChannel, type ChannelEnd, type ChannelSocket } from "../../../src/tunnel/cstp-channel.ts";
 import { CstpType, encodeFrame } from "../../../src/tunnel/cstp-codec.ts";
+import { FramePool } from "../../../src/tunnel/frame-pool.ts";
 
-/** A socket that records each write() as one record and completes writes when told to. */
+/**
+ * A socket that records each write() as one record and completes writes when told to. Like a
+ * real socket it takes the bytes a frame holds when written: the writer may reuse the memory once
+ * the callback ran.
+ */
 class FakeSocket implements ChannelSocket {
   writes: Uint8Array[] = [];
+  /** The memory each write came from. */
+  blocks: ArrayBufferLike[] = [];
   private callbacks: (() => void)[] = [];
   ended = false;
   destroyed = false;
   write(data: Uint8Array, cb: () => void): boolean {
-    this.writes.push(data);
+    this.writes.push(new Uint8Array(data)); // a copy (a Buffer's slice() is a view)
+    this.blocks.push(data.buffer);
     this.callbacks.push(cb);
     return true;
   }
@@ -26,7 +34,7 @@ class FakeSocket implements ChannelSocket {
   }
 }
 
-function channel(options: { dialect?: "stf" | "compact"; maxQueuedFrames?: number } = {}) {
+function channel(options: { dialect?: "stf" | "compact"; maxQueuedFrames?: number; frames?: FramePool } = {}) {
   let now = 0;
   const socket = new FakeSocket();
   const packets: Uint8Array[] = [];
@@ -36,6 +44,7 @@ function channel(options: { dialect?: "stf" | "compact"; maxQueuedFrames?: numbe
     dialect: options.dialect,
     dpdSeconds: 30,
     maxQueuedFrames: options.maxQueuedFrames ?? 256,
+    frames: options.frames ?? new FramePool(2048, 64),
     drops,
     traffic: new TrafficCounters(),
     now: () => now,
@@ -52,6 +61,37 @@ const ipPacket = (n: number) => {
 };
 
 describe("CstpChannel", () => {
+  test("a written frame's memory carries the next frame (no buffer per packet), and every record holds its own packet", () => {
+    const frames = new FramePool(2048, 64);
+    const { ch, socket } = channel({ dialect: "stf", frames });
+    const sent: Uint8Array[] = [];
+    for (let i = 0; i < 20; i++) {
+      const packet = ipPacket(100 + i * 50);
+      packet.fill(i + 1, 20);
+      sent.push(packet);
+      ch.sendPacket(packet);
+      socket.flush();
+    }
+    expect(socket.writes.map((w) => w.subarray(8))).toEqual(sent);
+    expect(new Set(socket.blocks).size).toBe(1);
+    expect(socket.blocks[0]!.byteLength).toBe(2048);
+    expect(frames.idle).toBe(1);
+  });
+
+  test("frames still queued behind a write each have their own memory", () => {
+    const frames = new FramePool(2048, 64);
+    const { ch, socket } = channel({ dialect: "stf", frames });
+    const sent = [1, 2, 3, 4].map((n) => ipPacket(40).fill(n, 20));
+    for (const p of sent) ch.sendPacket(p);
+    socket.flush(); // each callback starts the next write
+    socket.flush();
+    socket.flush();
+    socket.flush();
+    expect(socket.writes.map((w) => w.subarray(8))).toEqual(sent);
+    expect(new Set(socket.blocks).size).toBe(4);
+    expect(frames.idle).toBe(4);
+  });
+
   test("each frame is its own write, and the next waits for the previous one (docs/protocol.md §6.3)", () => {
     const { ch, socket } = channel({ dialect: "stf" });
     ch.sendPacket(ipPacket(10));
