@@ -16,10 +16,10 @@ import type { UdpSocket } from "../runtime/udp.ts";
 import { CstpChannel, type ChannelSocket } from "../tunnel/cstp-channel.ts";
 import type { CstpDialect } from "../tunnel/cstp-codec.ts";
 import type { DtlsOffer } from "../tunnel/dtls-offer.ts";
+import { FramePool } from "../tunnel/frame-pool.ts";
 import { SessionTunnel } from "../tunnel/session-tunnel.ts";
 import { liveConnection, type ConnectionFacts } from "../tunnel/tunnel-connection.ts";
 import type { TunnelParams } from "../tunnel/tunnel-params.ts";
-import { FramePool } from "../tunnel/frame-pool.ts";
 import { ConnectionLink, DtlsLink, type LinkWiring } from "./connection-link.ts";
 import { TunWriteBatch } from "./tun-write-batch.ts";
 

@@ -3,8 +3,8 @@ import type { PacketSink } from "../net/router.ts";
 import type { TrafficCounters } from "../net/traffic-counters.ts";
 import { CstpDecoder, CstpType, encodeFrameInto, headerLength, type CstpDialect } from "./cstp-codec.ts";
 import { CstpWriter, type FrameSocket } from "./cstp-writer.ts";
-import type { FramePool } from "./frame-pool.ts";
 import { DeadPeerDetector, PEER_DEAD, PEER_PROBE } from "./dead-peer-detector.ts";
+import type { FramePool } from "./frame-pool.ts";
 
 /** How a channel ended, from the session's point of view. */
 export type ChannelEnd =

@@ -25,9 +25,12 @@ export class CstpWriter {
     private readonly frames?: FramePool,
   ) {}
 
-  /** False when the frame was dropped (queue full or writer closed). */
+  /** False when the frame was dropped (queue full or writer closed); its memory then goes back to the pool at once. */
   send(frame: Uint8Array): boolean {
-    if (this.closed || this.queue.length - this.head >= this.maxQueued) return false;
+    if (this.closed || this.queue.length - this.head >= this.maxQueued) {
+      this.frames?.give(frame);
+      return false;
+    }
     this.queue.push(frame);
     if (!this.writing) this.pump();
     return true;

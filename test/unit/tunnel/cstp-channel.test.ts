@@ -161,6 +161,16 @@ describe("CstpChannel", () => {
     expect(socket.writes.length).toBe(5);
   });
 
+  test("a dropped frame's memory goes straight back to the pool", () => {
+    const frames = new FramePool(2048, 64);
+    const { ch, drops } = channel({ dialect: "stf", maxQueuedFrames: 4, frames });
+    for (let i = 0; i < 10; i++) ch.sendPacket(ipPacket(1));
+    expect(drops.get("queue_full")).toBe(5);
+    // 1 in flight + 4 queued hold a block each; the 5 refused frames shared one.
+    expect(frames.blocksMade).toBe(6);
+    expect(frames.idle).toBe(1);
+  });
+
   test("terminate sends TERMINATE and closes once it is written", () => {
     const { ch, socket, ends } = channel({ dialect: "stf" });
     ch.terminate();
