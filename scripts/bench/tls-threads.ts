@@ -22,9 +22,12 @@ import { join } from "node:path";
 import { createInterface } from "node:readline";
 import { connect, createServer, type TLSSocket } from "node:tls";
 import { isMainThread, parentPort, Worker, workerData } from "node:worker_threads";
+import { CstpType, encodeFrameInto } from "../../src/tunnel/cstp-codec.ts";
 
 const FRAME_BYTES = 1408;
 const BATCH_FRAMES = 64;
+/** The payload every frame carries: a full-size packet's worth of bytes. */
+const PACKET = new Uint8Array(FRAME_BYTES - 8).fill(0x45);
 /** Relay: batches handed to a connection's worker and not yet written. */
 const BATCHES_IN_FLIGHT = 4;
 
@@ -95,9 +98,13 @@ function writeOwn(socket: TLSSocket, own: Uint8Array): void {
 }
 
 function frame(): Uint8Array {
-  const f = new Uint8Array(FRAME_BYTES).fill(0x45);
-  f.set([0x53, 0x54, 0x46, 0x01, (FRAME_BYTES - 8) >> 8, (FRAME_BYTES - 8) & 0xff, 0, 0]);
+  const f = new Uint8Array(FRAME_BYTES);
+  encodeFrameInto("stf", CstpType.DATA, PACKET, f, 0);
   return f;
+}
+
+function reportHandshakeFailure(e: Error): void {
+  console.error(`tls-threads: handshake failed: ${e.message}`);
 }
 
 /** A worker's listener: writes its own frames (threads) or the main thread's batches (relay). */
@@ -139,31 +146,26 @@ function serveInWorker(setup: ServerSetup): void {
     });
     post({ kind: "open", conn });
   });
+  server.on("tlsClientError", reportHandshakeFailure);
   server.listen({ port: setup.port, host: "127.0.0.1", reusePort: true }, () => post({ kind: "listening" }));
 }
 
 /** The relay's producer on the main thread: keeps each connection's worker BATCHES_IN_FLIGHT batches ahead. */
 function relayFrom(worker: Worker): void {
-  const packet = frame().subarray(8);
-  const inFlight = new Map<number, number>();
+  const open = new Set<number>();
   const send = (conn: number) => {
     const batch = new ArrayBuffer(BATCH_FRAMES * FRAME_BYTES);
     const bytes = new Uint8Array(batch);
-    for (let i = 0; i < BATCH_FRAMES; i++) {
-      // What the gateway would do per packet: write the CSTP header, copy the packet behind it.
-      const at = i * FRAME_BYTES;
-      bytes.set([0x53, 0x54, 0x46, 0x01, packet.length >> 8, packet.length & 0xff, 0, 0], at);
-      bytes.set(packet, at + 8);
-    }
+    // What the gateway does per packet: the CSTP header, then the packet copied behind it.
+    for (let i = 0; i < BATCH_FRAMES; i++) encodeFrameInto("stf", CstpType.DATA, PACKET, bytes, i * FRAME_BYTES);
     worker.postMessage({ conn, batch, frames: BATCH_FRAMES } satisfies MainEvent, [batch]);
-    inFlight.set(conn, (inFlight.get(conn) ?? 0) + 1);
   };
   worker.on("message", (e: WorkerEvent) => {
-    if (e.kind === "open") for (let i = 0; i < BATCHES_IN_FLIGHT; i++) send(e.conn);
-    else if (e.kind === "written" && inFlight.has(e.conn)) {
-      inFlight.set(e.conn, inFlight.get(e.conn)! - 1);
-      send(e.conn);
-    } else if (e.kind === "closed") inFlight.delete(e.conn);
+    if (e.kind === "open") {
+      open.add(e.conn);
+      for (let i = 0; i < BATCHES_IN_FLIGHT; i++) send(e.conn);
+    } else if (e.kind === "written" && open.has(e.conn)) send(e.conn);
+    else if (e.kind === "closed") open.delete(e.conn);
   });
 }
 
@@ -174,7 +176,7 @@ async function startServer(shape: Shape, threads: number, setup: Omit<ServerSetu
       socket.setNoDelay(true);
       writeOwn(socket, own);
     });
-    server.on("tlsClientError", (e) => console.error(`tls-threads: handshake failed: ${e.message}`));
+    server.on("tlsClientError", reportHandshakeFailure);
     await new Promise<void>((resolve) => server.listen({ port: setup.port, host: "127.0.0.1" }, resolve));
     return () => new Promise<void>((resolve) => server.close(() => resolve()));
   }
