@@ -10,6 +10,9 @@
  *   relay N    the same N listeners, but the frames come from the main thread, copied into batches
  *              of 64 and handed to the connection's worker (postMessage with a transferred
  *              buffer): the main thread keeps the data path, the workers only do TLS.
+ *   ring N     the same split as relay, through shared memory instead: the main thread encodes each
+ *              frame straight into its worker's ring (a SharedArrayBuffer), and a message goes only
+ *              to wake a worker that found its ring empty, or the main thread when it waits for room.
  *
  * Prints, per shape: Mbit/s the clients received, the server's cores (all its threads) and its
  * CPU µs per frame. Figures vary with the machine's load: compare shapes within one run.
@@ -30,16 +33,44 @@ const BATCH_FRAMES = 64;
 const PACKET = new Uint8Array(FRAME_BYTES - 8).fill(0x45);
 /** Relay: batches handed to a connection's worker and not yet written. */
 const BATCHES_IN_FLIGHT = 4;
+/**
+ * ring: one ring per worker in a SharedArrayBuffer, the main thread the only producer and the worker
+ * the only consumer. A slot holds one frame; its word says which connection and how long. Counters
+ * run on (slot = counter % RING_SLOTS). The worker copies each frame out to its connection's queue
+ * at once, so a slow connection never holds the ring; the main thread keeps each connection at most
+ * CONNECTION_FRAMES ahead of what was written (the gateway's CSTP queue), read from the worker's
+ * per-connection counters.
+ */
+const RING_SLOTS = 1024;
+const SLOT_BYTES = 2048;
+const CONNECTION_FRAMES = 256;
+const MAX_CONNECTIONS = 64;
+const HEAD = 0; // next slot the main thread fills
+const TAIL = 1; // next slot the worker reads
+const WORKER_IDLE = 2; // 1: the worker has nothing to write and wants a message for the next frame
+const MAIN_WAITING = 3; // 1: the main thread found no room and wants a message once a batch fits
+const SLOT_WORDS = 4;
+const PRODUCED_WORDS = SLOT_WORDS + RING_SLOTS; // per connection: frames the main thread put in the ring
+const WRITTEN_WORDS = PRODUCED_WORDS + MAX_CONNECTIONS; // per connection: frames the worker wrote
+const WORDS_BYTES = (WRITTEN_WORDS + MAX_CONNECTIONS) * 4;
 
-type Shape = "main" | "threads" | "relay";
+type Shape = "main" | "threads" | "relay" | "ring";
 interface ServerSetup {
   shape: Shape;
   port: number;
   cert: string;
   key: string;
+  /** ring: the worker's ring (see FrameRing). */
+  ring?: SharedArrayBuffer;
 }
-type WorkerEvent = { kind: "listening" } | { kind: "open"; conn: number } | { kind: "written"; conn: number } | { kind: "closed"; conn: number };
-type MainEvent = { conn: number; batch: ArrayBuffer; frames: number };
+type WorkerEvent =
+  | { kind: "listening" }
+  | { kind: "open"; conn: number }
+  | { kind: "written"; conn: number }
+  | { kind: "closed"; conn: number }
+  | { kind: "room" };
+type RelayBatch = { conn: number; batch: ArrayBuffer; frames: number };
+type MainEvent = RelayBatch | { kind: "kick" };
 
 if (process.argv[2] === "--client") await client(Number(process.argv[3]));
 else if (!isMainThread) serveInWorker(workerData as ServerSetup);
@@ -111,9 +142,11 @@ function reportHandshakeFailure(e: Error): void {
 function serveInWorker(setup: ServerSetup): void {
   const post = (e: WorkerEvent) => parentPort!.postMessage(e);
   const own = frame();
-  const relayed = new Map<number, { batches: MainEvent[]; at: number; kick: () => void }>();
+  const relayed = new Map<number, { batches: RelayBatch[]; at: number; kick: () => void }>();
   let nextConn = 0;
+  if (setup.shape === "ring") return serveRing(setup, post);
   parentPort!.on("message", (m: MainEvent) => {
+    if ("kind" in m) return;
     const c = relayed.get(m.conn);
     if (!c) return;
     c.batches.push(m);
@@ -123,7 +156,7 @@ function serveInWorker(setup: ServerSetup): void {
     socket.setNoDelay(true);
     if (setup.shape === "threads") return writeOwn(socket, own);
     const conn = nextConn++;
-    const state = { batches: [] as MainEvent[], at: 0, kick: () => {} };
+    const state = { batches: [] as RelayBatch[], at: 0, kick: () => {} };
     state.kick = pump(
       socket,
       () => {
@@ -169,6 +202,172 @@ function relayFrom(worker: Worker): void {
   });
 }
 
+function newRing(): SharedArrayBuffer {
+  const ring = new SharedArrayBuffer(WORDS_BYTES + RING_SLOTS * SLOT_BYTES);
+  new Int32Array(ring, 0, WORDS_BYTES / 4)[WORKER_IDLE] = 1;
+  return ring;
+}
+
+/** The worker's side of ring: accepts, copies frames out of the ring, writes them one per record. */
+function serveRing(setup: ServerSetup, post: (e: WorkerEvent) => void): void {
+  const words = new Int32Array(setup.ring!, 0, WORDS_BYTES / 4);
+  const slots = new Uint8Array(setup.ring!, WORDS_BYTES);
+  const connections: ({ queue: Buffer[]; lengths: number[]; idle: boolean; kick: () => void } | undefined)[] = [];
+  const spare: Buffer[] = [];
+  let nextConn = 0;
+  let writing = 0; // connections with a write in flight
+  const touched = new Set<number>();
+  let draining = false;
+  /**
+   * Empties the ring into the connections' queues and starts the pumps that were idle, until the
+   * ring stays empty. A pump it starts may write and call this again: that call returns at once and
+   * the loop here takes what came meanwhile.
+   */
+  const drain = (): void => {
+    if (draining) return;
+    draining = true;
+    while (ringPending()) {
+      let tail = words[TAIL]!;
+      const head = Atomics.load(words, HEAD);
+      for (; tail !== head; tail++) {
+        const slot = tail % RING_SLOTS;
+        const meta = words[SLOT_WORDS + slot]!;
+        const c = connections[meta >>> 16];
+        if (!c) continue; // closed meanwhile
+        const length = meta & 0xffff;
+        const block = spare.pop() ?? Buffer.allocUnsafeSlow(SLOT_BYTES);
+        block.set(slots.subarray(slot * SLOT_BYTES, slot * SLOT_BYTES + length));
+        c.queue.push(block);
+        c.lengths.push(length);
+        touched.add(meta >>> 16);
+      }
+      Atomics.store(words, TAIL, tail);
+      for (const conn of touched) {
+        const c = connections[conn];
+        if (c?.idle) c.kick();
+      }
+      touched.clear();
+    }
+    draining = false;
+    if (writing === 0) goIdle(); // e.g. every frame was for a closed connection
+  };
+  const ringPending = () => Atomics.load(words, HEAD) !== words[TAIL];
+  /** Nothing to write: ask the main thread for a message, then look once more (it stores, then reads the flag). */
+  const goIdle = (): void => {
+    Atomics.store(words, WORKER_IDLE, 1);
+    if (ringPending() && Atomics.compareExchange(words, WORKER_IDLE, 1, 0) === 1) drain();
+  };
+  /** A message for the main thread when it waits and a batch now fits (hysteresis: not one per frame). */
+  const wakeMainIfRoom = (conn: number): void => {
+    if (Atomics.load(words, MAIN_WAITING) !== 1) return;
+    const queued = Atomics.load(words, PRODUCED_WORDS + conn) - Atomics.load(words, WRITTEN_WORDS + conn);
+    if (queued > CONNECTION_FRAMES - BATCH_FRAMES) return;
+    if (Atomics.compareExchange(words, MAIN_WAITING, 1, 0) === 1) post({ kind: "room" });
+  };
+  parentPort!.on("message", (m: MainEvent) => {
+    if ("kind" in m) drain();
+  });
+  const server = createServer({ cert: setup.cert, key: setup.key }, (socket) => {
+    socket.setNoDelay(true);
+    const conn = nextConn++;
+    if (conn >= MAX_CONNECTIONS) return void socket.destroy();
+    let inFlight: Buffer | undefined;
+    let written = 0;
+    const state = { queue: [] as Buffer[], lengths: [] as number[], idle: true, kick: () => {} };
+    const start = pump(
+      socket,
+      () => {
+        state.idle = false;
+        if (inFlight) {
+          // The previous frame's write is done: its block is free and the main thread may refill.
+          spare.push(inFlight);
+          inFlight = undefined;
+          Atomics.store(words, WRITTEN_WORDS + conn, ++written);
+          wakeMainIfRoom(conn);
+          writing--;
+        }
+        if (ringPending()) drain();
+        const block = state.queue.shift();
+        if (!block) {
+          state.idle = true;
+          if (writing === 0) goIdle();
+          return undefined;
+        }
+        inFlight = block;
+        writing++;
+        return block.subarray(0, state.lengths.shift()!);
+      },
+      () => {},
+    );
+    state.kick = start;
+    connections[conn] = state;
+    socket.on("close", () => {
+      connections[conn] = undefined;
+      post({ kind: "closed", conn });
+    });
+    post({ kind: "open", conn });
+  });
+  server.on("tlsClientError", reportHandshakeFailure);
+  server.listen({ port: setup.port, host: "127.0.0.1", reusePort: true }, () => post({ kind: "listening" }));
+}
+
+/**
+ * ring's producer on the main thread: per turn of the event loop, up to BATCH_FRAMES frames per
+ * connection encoded into the ring (a TUN batch's worth); a message wakes the worker only when it
+ * said it was idle. When no connection has room for a batch it waits for the worker's "room".
+ */
+function ringFrom(worker: Worker, ring: SharedArrayBuffer): void {
+  const words = new Int32Array(ring, 0, WORDS_BYTES / 4);
+  const slots = new Uint8Array(ring, WORDS_BYTES);
+  const open = new Set<number>();
+  const produced = new Array<number>(MAX_CONNECTIONS).fill(0);
+  let head = 0;
+  let scheduled = false;
+  const roomFor = (conn: number): number =>
+    Math.min(BATCH_FRAMES, CONNECTION_FRAMES - (produced[conn]! - Atomics.load(words, WRITTEN_WORDS + conn)), RING_SLOTS - (head - Atomics.load(words, TAIL)));
+  const produce = (): void => {
+    scheduled = false;
+    let made = 0;
+    let full = true;
+    for (const conn of open) {
+      const room = roomFor(conn);
+      if (room === BATCH_FRAMES) full = false;
+      for (let i = 0; i < room; i++) {
+        const slot = head % RING_SLOTS;
+        const length = encodeFrameInto("stf", CstpType.DATA, PACKET, slots, slot * SLOT_BYTES);
+        words[SLOT_WORDS + slot] = (conn << 16) | length;
+        head++;
+      }
+      if (room > 0) {
+        produced[conn]! += room;
+        Atomics.store(words, PRODUCED_WORDS + conn, produced[conn]!);
+        made += room;
+      }
+    }
+    if (made > 0) {
+      Atomics.store(words, HEAD, head);
+      if (Atomics.load(words, WORKER_IDLE) === 1 && Atomics.compareExchange(words, WORKER_IDLE, 1, 0) === 1) worker.postMessage({ kind: "kick" } satisfies MainEvent);
+    }
+    if (open.size === 0) return;
+    if (!full) return schedule();
+    // No connection has room for a whole batch: ask for a message, then look once more.
+    Atomics.store(words, MAIN_WAITING, 1);
+    for (const conn of open) {
+      if (roomFor(conn) === BATCH_FRAMES && Atomics.compareExchange(words, MAIN_WAITING, 1, 0) === 1) return schedule();
+    }
+  };
+  const schedule = (): void => {
+    if (scheduled) return;
+    scheduled = true;
+    setImmediate(produce);
+  };
+  worker.on("message", (e: WorkerEvent) => {
+    if (e.kind === "open") open.add(e.conn);
+    else if (e.kind === "closed") open.delete(e.conn);
+    if (e.kind === "open" || e.kind === "room") schedule();
+  });
+}
+
 async function startServer(shape: Shape, threads: number, setup: Omit<ServerSetup, "shape">): Promise<() => Promise<void>> {
   if (shape === "main") {
     const own = frame();
@@ -182,7 +381,8 @@ async function startServer(shape: Shape, threads: number, setup: Omit<ServerSetu
   }
   const workers: Worker[] = [];
   for (let i = 0; i < threads; i++) {
-    const worker = new Worker(new URL(import.meta.url), { workerData: { ...setup, shape } satisfies ServerSetup });
+    const ring = shape === "ring" ? newRing() : undefined;
+    const worker = new Worker(new URL(import.meta.url), { workerData: { ...setup, shape, ring } satisfies ServerSetup });
     await new Promise<void>((resolve) => {
       const onListening = (e: WorkerEvent) => {
         if (e.kind !== "listening") return;
@@ -192,6 +392,7 @@ async function startServer(shape: Shape, threads: number, setup: Omit<ServerSetu
       worker.on("message", onListening);
     });
     if (shape === "relay") relayFrom(worker);
+    if (ring) ringFrom(worker, ring);
     workers.push(worker);
   }
   return async () => {
@@ -243,7 +444,7 @@ async function main(): Promise<void> {
     execFileSync("openssl", ["req", "-x509", "-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:P-256", "-nodes", "-keyout", join(dir, "key.pem"), "-out", join(dir, "cert.pem"), "-days", "1", "-subj", "/CN=tls-threads"], { stdio: "ignore" });
     const setup = { port: 20000 + Math.floor(Math.random() * 20000), cert: readFileSync(join(dir, "cert.pem"), "utf8"), key: readFileSync(join(dir, "key.pem"), "utf8") };
     console.log(`tls-threads: ${clients} clients, ${seconds} s per shape, ${FRAME_BYTES}-byte frames, one TLS record each`);
-    const shapes: [Shape, number][] = [["main", 1], ["threads", 1], ["threads", threads], ["relay", 1], ["relay", threads]];
+    const shapes: [Shape, number][] = [["main", 1], ["threads", 1], ["threads", threads], ["relay", 1], ["relay", threads], ["ring", 1], ["ring", threads]];
     for (const [shape, n] of shapes) {
       const f = await measure(shape, n, clients, seconds, { ...setup, port: setup.port++ });
       const label = shape === "main" ? "main thread" : `${shape} ${n}`;
