@@ -138,13 +138,13 @@ function reportHandshakeFailure(e: Error): void {
   console.error(`tls-threads: handshake failed: ${e.message}`);
 }
 
-/** A worker's listener: writes its own frames (threads) or the main thread's batches (relay). */
+/** A worker's listener: writes its own frames (threads), the main thread's batches (relay) or its ring (ring, serveRing). */
 function serveInWorker(setup: ServerSetup): void {
   const post = (e: WorkerEvent) => parentPort!.postMessage(e);
+  if (setup.shape === "ring") return serveRing(setup, post);
   const own = frame();
   const relayed = new Map<number, { batches: RelayBatch[]; at: number; kick: () => void }>();
   let nextConn = 0;
-  if (setup.shape === "ring") return serveRing(setup, post);
   parentPort!.on("message", (m: MainEvent) => {
     if ("kind" in m) return;
     const c = relayed.get(m.conn);
