@@ -12,7 +12,9 @@ import { spawn } from "node:child_process";
 import dgram from "node:dgram";
 import { readFileSync } from "node:fs";
 import net from "node:net";
+import tls from "node:tls";
 import { fileURLToPath } from "node:url";
+import { createSelfSignedCertificate } from "../../src/pki/self-signed.ts";
 import { loadReuseportLibc } from "../../src/runtime/reuseport-libc.ts";
 import { openSteeredGroup } from "../../src/runtime/linux/steered-group.ts";
 
@@ -24,6 +26,8 @@ export interface ProbeCase {
   sources: string[];
   /** Adopt UDP members too (false under Deno: see the test). */
   udp: boolean;
+  /** Adopt TCP members with node:tls servers (as the gateway's front does) and connect with TLS. */
+  tls?: boolean;
   /** Hand this member's fds to a child process instead of adopting them here, started with childCommand + [this file, "child"]. */
   childMember?: number;
   childCommand?: string[];
@@ -113,12 +117,14 @@ async function runCase(c: ProbeCase): Promise<void> {
     await Promise.race([ready, wait(10_000)]);
   }
 
+  const certificate = c.tls ? createSelfSignedCertificate({ commonName: "steer.test" }) : null;
   tcpGroup.value.fds.forEach((fd, index) => {
     if (index === c.childMember) return;
-    const server = net.createServer((socket) => {
+    const arrived = (socket: net.Socket) => {
       tcpAt.set(key(socket.remoteAddress!), { index, by: "parent", seen: socket.remoteAddress! });
-      socket.destroy();
-    });
+      socket.end();
+    };
+    const server = certificate === null ? net.createServer(arrived) : tls.createServer({ key: certificate.keyPem, cert: certificate.certPem }, arrived);
     server.listen({ fd });
     closers.push(() => server.close());
   });
@@ -147,7 +153,9 @@ async function runCase(c: ProbeCase): Promise<void> {
 
   for (const source of c.sources) {
     await new Promise<void>((resolve) => {
-      const socket = net.connect({ host: c.target, port, localAddress: source });
+      const options = { host: c.target, port, localAddress: source };
+      const socket = c.tls ? tls.connect({ ...options, rejectUnauthorized: false }) : net.connect(options);
+      socket.on("data", () => {});
       // A member nobody accepts on would leave the connection open: give up after a while.
       socket.setTimeout(2000, () => socket.destroy());
       socket.on("close", () => resolve());

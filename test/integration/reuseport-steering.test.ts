@@ -94,6 +94,12 @@ describe.skipIf(!canRun)("steered SO_REUSEPORT groups in a network namespace", (
     }
   });
 
+  test("node:tls servers adopt the TCP members (the gateway's front is one): handshakes are steered, under Bun and Deno", () => {
+    const c = { host: "127.0.0.1", members: 3, target: "127.0.0.1", sources: ipv4Sources, udp: true, tls: true };
+    expectSteered(probe(c), 3);
+    expectSteered(probe({ ...c, udp: false }, [DENO, "run", "-A"]), 3, false);
+  });
+
   test("Deno: the Deno.dlopen binding builds the groups and node:net listen({ fd }) adopts TCP members (also in a child)", () => {
     const deno = [DENO, "run", "-A"];
     expectSteered(probe({ host: "127.0.0.1", members: 3, target: "127.0.0.1", sources: ipv4Sources, udp: false }, deno), 3, false);
