@@ -15,6 +15,11 @@
  * process's descriptor only: it keeps the sockets out of every helper the main process runs, while
  * handing one to a worker as an extra stdio entry dup2()s it into the child's slot, which clears
  * the flag on the child's copy.
+ *
+ * port_in_use comes only from a socket without SO_REUSEPORT or of another user on the port: a
+ * second group opened by the same user on the same port joins the first one (tried on 6.18: a
+ * second openSteeredGroup succeeds, and its attach replaces the group's program), so a second gw
+ * must be kept out by other means (the data directory's lock), not by bind().
  */
 import { err, ok, type Result } from "../../errors.ts";
 import { encodeSockaddr, SOCKADDR_BYTES, type SocketFamily } from "./sockaddr.ts";
