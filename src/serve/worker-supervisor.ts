@@ -114,15 +114,14 @@ export function createWorkerSupervisor<P extends Protocol>(options: SupervisorOp
       slot.child = null;
       slot.channel = null;
       const ranMs = clock.now() - slot.startedAt;
-      const how = exit.signal ? `signal ${exit.signal}` : `code ${exit.code}`;
       let restartInMs: number | null = null;
       if (stopping) {
-        log(logLine`worker ${slot.index} (pid ${child.pid}) exited (${how}) while stopping`);
+        log(logLine`worker ${slot.index} (pid ${child.pid}) exited while stopping: code=${exit.code} signal=${exit.signal}`);
       } else {
         const next = restartDelay(backoff, slot.nextDelayMs, ranMs);
         slot.nextDelayMs = next.nextMs;
         restartInMs = next.delayMs;
-        log(logLine`worker ${slot.index} (pid ${child.pid}) exited unexpectedly (${how}) after ${Math.round(ranMs)} ms: restarting it in ${restartInMs} ms`);
+        log(logLine`worker ${slot.index} (pid ${child.pid}) exited unexpectedly: code=${exit.code} signal=${exit.signal} after ${Math.round(ranMs)} ms; restarting it in ${restartInMs} ms`);
         scheduleRestart(slot, restartInMs);
       }
       options.onEvent?.({ type: "exited", index: slot.index, pid: child.pid, exit, restartInMs });
