@@ -19,6 +19,8 @@ export const echoProtocol = {
       write: { body: z.object({ fd: fdNumber, text: z.string().max(4096) }), answer: z.object({ bytes: z.number() }) },
       /** Accepts on a handed listening TCP socket; each connection gets "worker <index> pid <pid>\n". */
       serve: { body: z.object({ fd: fdNumber }), answer: z.object({ port: z.number() }) },
+      /** How this worker would start another copy of its program (selfArgv): checks the detection per build. */
+      self: { body: z.object({}), answer: z.object({ argv: z.array(z.string()) }) },
       /** Asks the main process `lookup` and answers with its reply. */
       ask: { body: z.object({ text: z.string().max(4096) }), answer: z.object({ text: z.string() }) },
     },
@@ -32,9 +34,10 @@ export const echoProtocol = {
 
 export const echoRole: WorkerRole<typeof echoProtocol> = {
   protocol: echoProtocol,
-  start: ({ index, fds, main }) => ({
+  start: ({ index, fds, main, selfArgv }) => ({
     echo: ({ text }) => ok({ text, index, pid: process.pid }),
     fds: () => ok({ fds: fds.map((fd) => ({ fd, kind: kindOf(fd) })) }),
+    self: () => ok({ argv: [...selfArgv] }),
     write: ({ fd, text }) => {
       try {
         return ok({ bytes: writeSync(fd, text) });

@@ -25,6 +25,7 @@ export async function runWorker(place: WorkerPlace, roles: WorkerRoles, processe
     index: place.index,
     fds: handedFds(place.fdCount),
     log,
+    selfArgv: processes.selfArgv,
     main: {
       request: (op: string, body: unknown, ms?: number) => channel!.request(op, body, ms),
       note: (op: string, body: unknown) => channel!.note(op, body),

@@ -8,6 +8,8 @@ export interface WorkerContext<P extends Protocol> {
   /** The descriptors it got from the main process, at 3, 4, ... */
   fds: readonly number[];
   log: Log;
+  /** The argv prefix that starts this program again (WorkerProcesses.selfArgv). */
+  selfArgv: readonly string[];
   /** Requests and notes to the main process. */
   main: Pick<Channel<P["toMain"]>, "request" | "note">;
 }

@@ -57,6 +57,7 @@ if (mode === "orphan") {
   await new Promise(() => {}); // the test kills this process
 }
 
+const selfArgvs = await both((i) => supervisor.request(i, "self", {}));
 const fdReports = await both((i) => supervisor.request(i, "fds", {}));
 const writes = await both((i) => supervisor.request(i, "write", { fd: 3, text: `first ${i}\n` }));
 const asks = await both((i) => supervisor.request(i, "ask", { text: `q${i}` }));
@@ -98,6 +99,7 @@ console.log(
     pids,
     firstEcho,
     fdReports,
+    selfArgvs,
     writes,
     asks,
     badFd,

@@ -1,6 +1,6 @@
 import { afterAll, describe, expect, test } from "bun:test";
 import { spawn, spawnSync } from "node:child_process";
-import { mkdtempSync, readFileSync, rmSync } from "node:fs";
+import { existsSync, mkdtempSync, readFileSync, realpathSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
@@ -16,6 +16,8 @@ afterAll(() => rmSync(dir, { recursive: true, force: true }));
 const variants = {
   bun: { main: [process.execPath, PROBE], workers: [process.execPath, join(ROOT, "src/main.ts")] },
   deno: { main: [DENO, "run", "-A", PROBE], workers: [DENO, "run", "-A", join(ROOT, "src/main.ts")] },
+  // The bun build --compile executable (npm run build): workers are the executable alone.
+  binary: { main: [process.execPath, PROBE], workers: [join(ROOT, "dist/gw")] },
 };
 type Variant = keyof typeof variants;
 
@@ -31,7 +33,12 @@ const alive = (pid: number) => {
 /** A Result as the probe printed it (a GwError's message is not enumerable: only its code). */
 type Printed<T = unknown> = { ok: true; value: T } | { ok: false; error: { code: string } };
 
-describe.each(["bun", "deno"] as Variant[])("worker processes from the sources, main and workers on %s", (variant) => {
+// Outside CI a machine without dist/gw skips the executable (test/harness/preconditions.ts's rule).
+const hasBinary = existsSync(join(ROOT, "dist/gw"));
+if (!hasBinary && process.env.CI === "true") throw new Error("dist/gw is missing: run npm run build");
+const runnable: Variant[] = hasBinary ? ["bun", "deno", "binary"] : ["bun", "deno"];
+
+describe.each(runnable)("worker processes, main and workers on %s", (variant) => {
   const [program, ...args] = variants[variant].main;
   const run = spawnSync(program!, [...args, "run", JSON.stringify(variants[variant].workers), mkdtempSync(join(dir, `${variant}-`))], {
     cwd: ROOT,
@@ -43,7 +50,7 @@ describe.each(["bun", "deno"] as Variant[])("worker processes from the sources, 
 
   test("the probe ran to its end", () => {
     expect(line.startsWith("{"), `probe exited ${run.status}: ${run.stdout}\n${run.stderr}`).toBe(true);
-    expect(report.runtime).toStartWith(variant);
+    expect(report.runtime).toStartWith(variant === "deno" ? "deno" : "bun");
   });
 
   test("two workers, each with its index, answer requests both ways", () => {
@@ -58,6 +65,17 @@ describe.each(["bun", "deno"] as Variant[])("worker processes from the sources, 
       { ok: true, value: { text: "main answers q1 for worker 1" } },
     ]);
     expect(report.manyOk).toBe(true);
+  });
+
+  test("a worker would start its program the same way it was started (selfArgv)", () => {
+    const workers = variants[variant].workers;
+    for (const answer of report.selfArgvs as Printed<{ argv: string[] }>[]) {
+      if (!answer.ok) throw new Error(`self: ${answer.error.code}`);
+      const argv = answer.value.argv;
+      expect(argv[0]).toBe(realpathSync(workers[0]!));
+      expect(argv.at(-1)).toBe(workers.at(-1)!);
+      if (variant === "binary") expect(argv).toEqual(workers);
+    }
   });
 
   test("each worker has its descriptor at 3 and writes through it", () => {
