@@ -25,6 +25,8 @@ import { consoleTerminal, type Terminal } from "./terminal.ts";
 import { tokenCommand } from "./token-commands.ts";
 import { commandHelp, groupHelp, groupUsageError } from "./usage.ts";
 import { userCommand } from "./user-commands.ts";
+import { workerCommand } from "./worker-command.ts";
+import { gwWorkerRoles } from "../serve/worker-roles.ts";
 
 export const gwCommand = group("gw", "gw: a remote-access VPN gateway for AnyConnect-protocol clients", [
   initCommand,
@@ -46,6 +48,8 @@ export const gwCommand = group("gw", "gw: a remote-access VPN gateway for AnyCon
   drainCommand,
   serviceCommand,
   doctorCommand,
+  // Hidden (not in help): the worker processes gw serve starts, with the roles they can take.
+  workerCommand(gwWorkerRoles),
 ]);
 
 /** Runs the CLI; exit codes: 0 ok, 1 failed, 2 usage. Errors go to stderr as "gw: <code>: <message>". */

@@ -4,13 +4,18 @@ import type { GroupProblem } from "./command-path.ts";
 import { printable } from "./output.ts";
 
 /**
- * The one list of a group's commands, names aligned, each with what it does: `gw help`,
+ * The one list of a group's commands (hidden ones left out), names aligned, each with what it does: `gw help`,
  * `gw <group>` with no command, and an unknown command all show it.
  */
 export function commandList(group: CommandDef): string[] {
-  const commands = Object.entries(commandsOf(group) ?? {});
+  const commands = Object.entries(commandsOf(group) ?? {}).filter(([, def]) => !isHidden(def));
   const width = Math.max(0, ...commands.map(([name]) => name.length));
   return commands.map(([name, def]) => `  ${name.padEnd(width)}  ${descriptionOf(def)}`);
+}
+
+/** A command gw runs but does not offer (the worker processes' `__worker`). */
+function isHidden(def: CommandDef): boolean {
+  return (def.meta as { hidden?: boolean } | undefined)?.hidden === true;
 }
 
 /** `gw help GROUP`: what the group is for, how to call it, its commands. */

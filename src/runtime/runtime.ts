@@ -6,6 +6,7 @@ import type { PasswordHasher } from "./password-hasher.ts";
 import type { OpenTun } from "./tun.ts";
 import type { OpenUdp } from "./udp.ts";
 import type { CreateGcmKey } from "./gcm.ts";
+import type { WorkerProcesses } from "./worker-process.ts";
 
 /** Everything the gateway and the CLI take from the runtime they run on, one adapter set per runtime. */
 export interface Runtime {
@@ -18,6 +19,8 @@ export interface Runtime {
   readonly raiseOpenFileLimit: RaiseOpenFileLimit;
   readonly fileLocks: FileLocks;
   readonly memory: MemoryProbe;
+  /** Starting gw's worker processes and, in a worker, its link to the main process. */
+  readonly workerProcesses: WorkerProcesses;
   /** Native AES-GCM contexts for DTLS records; absent: node:crypto per record. */
   readonly createGcmKey?: CreateGcmKey;
 }

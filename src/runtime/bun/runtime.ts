@@ -6,6 +6,7 @@ import { raiseOpenFileLimit } from "./open-file-limit.ts";
 import { bunPasswordHasher } from "./password-hasher.ts";
 import { openTun } from "./tun-device.ts";
 import { openUdp } from "./udp-socket.ts";
+import { bunWorkerProcesses } from "./worker-processes.ts";
 import { createGcmKey } from "./gcm-libcrypto.ts";
 
 export const bunRuntime: Runtime = {
@@ -17,5 +18,6 @@ export const bunRuntime: Runtime = {
   raiseOpenFileLimit,
   fileLocks: bunFileLocks,
   memory: bunMemoryProbe,
+  workerProcesses: bunWorkerProcesses,
   createGcmKey,
 };

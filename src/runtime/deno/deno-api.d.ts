@@ -50,6 +50,11 @@ declare namespace Deno {
   ): HttpServer;
 
   const version: { deno: string };
+  /** `standalone`: this is a `deno compile` executable. */
+  const build: { standalone?: boolean };
+  function execPath(): string;
+  /** The URL of the entry module. */
+  const mainModule: string;
   function memoryUsage(): { rss: number; heapTotal: number; heapUsed: number; external: number };
 
   function test(

@@ -2,7 +2,8 @@ import type { TunLibc } from "../linux/tun-libc.ts";
 import { openFirst } from "../linux/libc-names.ts";
 
 /**
- * libc through Deno.dlopen: the calls the TUN device, the file lock and the open-file limit make.
+ * libc through Deno.dlopen: the calls the TUN device, the file lock, the open-file limit and a
+ * worker's parent-death request make.
  * Pointer arguments the packet path passes are declared "usize" and given as plain numbers
  * (buffer address + offset), so a read into the ring allocates no pointer object.
  */
@@ -20,6 +21,8 @@ const SYMBOLS = {
   ftruncate: { parameters: ["i32", "i64"], result: "i32" },
   getrlimit: { parameters: ["i32", "buffer"], result: "i32" },
   setrlimit: { parameters: ["i32", "buffer"], result: "i32" },
+  prctl: { parameters: ["i32", "u64", "u64", "u64", "u64"], result: "i32" },
+  getppid: { parameters: [], result: "i32" },
   strerror: { parameters: ["i32"], result: "pointer" },
   __errno_location: { parameters: [], result: "pointer" },
 } as const;

@@ -6,6 +6,7 @@ import { serveHttps } from "./https-server.ts";
 import { raiseOpenFileLimit } from "./open-file-limit.ts";
 import { openTun } from "./tun-device.ts";
 import { openUdp } from "./udp-socket.ts";
+import { denoWorkerProcesses } from "./worker-processes.ts";
 
 /**
  * Deno's adapters. Not offered here: PSK-NEGOTIATE DTLS (node:tls under Deno has no
@@ -20,4 +21,5 @@ export const denoRuntime: Runtime = {
   raiseOpenFileLimit,
   fileLocks: denoFileLocks,
   memory: denoMemoryProbe,
+  workerProcesses: denoWorkerProcesses,
 };

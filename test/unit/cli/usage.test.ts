@@ -56,3 +56,17 @@ describe("gw help, gw <group> and unknown commands list the same commands", () =
     expect(r.out.join("\n")).toContain("--password-stdin");
   });
 });
+
+describe("the worker processes' command is hidden", () => {
+  test("gw --help and gw help do not list __worker; the command itself is there", async () => {
+    for (const argv of [["--help"], ["help"]]) {
+      const r = await gw(argv);
+      expect(r.code).toBe(0);
+      expect(r.out.join("\n")).toContain("serve");
+      expect(r.out.join("\n")).not.toContain("__worker");
+    }
+    const started = await gw(["__worker", "echo", "x", "--parent", "1", "--fds", "0"]);
+    expect(started.code).toBe(2);
+    expect(started.notes.join("\n")).toContain("index must be a whole number");
+  });
+});
