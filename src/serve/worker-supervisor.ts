@@ -147,20 +147,25 @@ export function createWorkerSupervisor<P extends Protocol>(options: SupervisorOp
 
   /** The ready channel of worker `index`, waiting up to `ms` for a (re)start. */
   function readyChannel(slot: Slot<P>, ms: number): Promise<Channel<P["toWorker"]> | null> {
-    if (slot.channel) {
-      const channel = slot.channel;
-      // A started worker that has not announced itself yet is waited for like a restarting one.
-      return Promise.race([channel.ready.then((ready) => (ready ? channel : waitForNext(slot, ms))), timeout(ms)]);
-    }
-    return waitForNext(slot, ms);
+    const current = slot.channel;
+    // A started worker that has not announced itself yet is waited for like a restarting one.
+    const next = current ? current.ready.then((ready) => (ready ? current : nextIncarnation(slot))) : nextIncarnation(slot);
+    return withTimeout(next, ms);
   }
 
-  function waitForNext(slot: Slot<P>, ms: number): Promise<Channel<P["toWorker"]> | null> {
-    return Promise.race([new Promise<Channel<P["toWorker"]> | null>((resolve) => slot.waiters.push(resolve)), timeout(ms)]);
+  function nextIncarnation(slot: Slot<P>): Promise<Channel<P["toWorker"]> | null> {
+    return new Promise((resolve) => slot.waiters.push(resolve));
   }
 
-  function timeout(ms: number): Promise<null> {
-    return new Promise((resolve) => clock.setTimeout(() => resolve(null), ms));
+  /** `waiting`, or null after `ms`; the timer goes with the answer, so no timer outlives a request. */
+  function withTimeout<T>(waiting: Promise<T>, ms: number): Promise<T | null> {
+    return new Promise((resolve) => {
+      const timer = clock.setTimeout(() => resolve(null), ms);
+      void waiting.then((value) => {
+        clock.clearTimeout(timer);
+        resolve(value);
+      });
+    });
   }
 
   return {
