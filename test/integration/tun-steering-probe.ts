@@ -4,7 +4,7 @@
  * datagrams from the namespace's own stack to pool addresses and reads every queue to see which
  * one each datagram reached. Prints one JSON object with the outcome of each check.
  *   tun-steering-probe.ts <bun|deno>
- * Addresses: 10.98.0.0/24, 10.97.0.0/24 and 2001:db8:98::/64, which exist only inside the namespace.
+ * Addresses: 10.98.0.0/24, 10.97.0.0/24, 198.51.100.0/24 and 2001:db8:8098::/64, only inside the namespace.
  */
 import { createSocket } from "node:dgram";
 import { spawn, spawnSync } from "node:child_process";
@@ -36,7 +36,9 @@ const POOL = "10.98.0";
 const FLOWS = 16; // datagrams per address, each from its own socket (own port, own flow hash)
 const ip4 = (last: number) => `${POOL}.${last}`;
 const num4 = (text: string) => parseIpv4(text)!;
-const v6 = (last: number) => `2001:db8:98::${last.toString(16)}`;
+// The pools' high bits are set on purpose (198 = 0xc6, 0x8098): the program's immediates are s32.
+const v6 = (last: number) => `2001:db8:8098::${last.toString(16)}`;
+const NET3 = "198.51.100";
 
 function run(cmd: string, ...args: string[]) {
   const r = spawnSync(cmd, args, { encoding: "utf8" });
@@ -116,7 +118,7 @@ async function twoQueues(): Promise<void> {
     const spread = await collect(q, "hash", FLOWS);
     record("flowHashBaseline", { ok: spread.every((s) => s.length > 0), detail: spread.map((s, i) => `q${i}: ${s.length}`).join(", ") });
 
-    steering = must(createTunSteering(bpf!, { pool4: { network: num4(`${POOL}.0`), size: 128 }, pool6: { base: [0x20010db8, 0x00980000, 0], maxPlacements: 1024 } }));
+    steering = must(createTunSteering(bpf!, { pool4: { network: num4(`${POOL}.0`), size: 128 }, pool6: { base: [0x20010db8, 0x80980000, 0], maxPlacements: 1024 } }));
     must(steering.attach(q.fds[1]!));
     must(steering.place(num4(ip4(5)), 1));
     must(steering.place(num4(ip4(6)), 0));
@@ -150,14 +152,14 @@ async function twoQueues(): Promise<void> {
 
 /** Three queues with the virtio-net header (openTun's default), a queue read by another process, and renumbering. */
 async function threeQueues(): Promise<void> {
-  const q = must(openTunQueues(libc, { name: "gwq1", address: "10.96.0.1", prefixLength: 24, mtu: 1400 }, 3));
-  const steering = must(createTunSteering(bpf!, { pool4: { network: num4("10.96.0.0"), size: 256 } }));
+  const q = must(openTunQueues(libc, { name: "gwq1", address: `${NET3}.1`, prefixLength: 24, mtu: 1400 }, 3));
+  const steering = must(createTunSteering(bpf!, { pool4: { network: num4(`${NET3}.0`), size: 256 } }));
   try {
     record("open3", { ok: q.fds.length === 3 && q.vnetHeader, detail: `${q.name} fds ${q.fds.join(",")} vnetHeader ${q.vnetHeader}` });
     must(steering.attach(q.fds[0]!));
-    for (const [last, queue] of [[5, 2], [6, 1], [7, 0], [8, 4]] as const) must(steering.place(num4(`10.96.0.${last}`), queue));
+    for (const [last, queue] of [[5, 2], [6, 1], [7, 0], [8, 4]] as const) must(steering.place(num4(`${NET3}.${last}`), queue));
     // Queue 4 of 3: the kernel reduces the program's answer modulo the number of queues, so 1.
-    record("vnetHeader3", await steer("three", q, { "10.96.0.5": 2, "10.96.0.6": 1, "10.96.0.7": 0, "10.96.0.8": 1 }));
+    record("vnetHeader3", await steer("three", q, { [`${NET3}.5`]: 2, [`${NET3}.6`]: 1, [`${NET3}.7`]: 0, [`${NET3}.8`]: 1 }));
     record("childProcess", await childReadsQueue(q, steering));
     record("renumbered", await renumbered(q, steering));
   } finally {
@@ -180,13 +182,13 @@ async function childReadsQueue(q: TunQueues, steering: TunSteering): Promise<Che
   if (!out.includes("ready")) return { ok: false, detail: `child never ready: ${errText}` };
   const parentFixed = must(setNonBlocking(libc, q.fds[2]!)); // the spawn may have cleared it (Deno's does)
   const childSaw = /ready (\S+)/.exec(out)?.[1];
-  must(steering.place(num4("10.96.0.9"), 2));
-  await send("child", ["10.96.0.9", "10.96.0.7"]);
+  must(steering.place(num4(`${NET3}.9`), 2));
+  await send("child", [`${NET3}.9`, `${NET3}.7`]);
   const here = await collect(q, "child", FLOWS, [2]); // this process leaves queue 2 to the child
   await exited;
   const line = out.trim().split("\n").pop() ?? "[]";
   const theirs = (JSON.parse(line) as Seen[]).filter((s) => s.tag.startsWith("gwq:child:"));
-  const check = onQueues([here[0]!, here[1]!, theirs], "child", { "10.96.0.9": 2, "10.96.0.7": 0 });
+  const check = onQueues([here[0]!, here[1]!, theirs], "child", { [`${NET3}.9`]: 2, [`${NET3}.7`]: 0 });
   const flags = `O_NONBLOCK after spawn: child ${childSaw}, parent ${parentFixed ? "set-nonblocking" : "was-nonblocking"}`;
   return { ...check, detail: `child pid ${child.pid} read ${theirs.length}; ${check.detail}; ${flags}` };
 }
@@ -196,9 +198,9 @@ async function renumbered(q: TunQueues, steering: TunSteering): Promise<Check> {
   libc.close(q.fds[1]!);
   const remaining: TunQueues = { ...q, fds: [q.fds[0]!, q.fds[2]!] };
   q.fds.splice(1, 1); // closed here, not again in finally
-  must(steering.place(num4("10.96.0.10"), 1));
-  must(steering.place(num4("10.96.0.11"), 2)); // 2 of 2 queues: 0
-  return steer("renumbered", remaining, { "10.96.0.10": 1, "10.96.0.11": 0 });
+  must(steering.place(num4(`${NET3}.10`), 1));
+  must(steering.place(num4(`${NET3}.11`), 2)); // 2 of 2 queues: 0
+  return steer("renumbered", remaining, { [`${NET3}.10`]: 1, [`${NET3}.11`]: 0 });
 }
 
 /** Kernel facts the design relies on: the verifier's log reaches the error, an ARRAY map cannot delete. */
