@@ -144,6 +144,10 @@ async function twoQueues(): Promise<void> {
     must(steering.remove(parseIpv6(v6(5))!));
     const again = steering.remove(parseIpv6(v6(5))!); // no entry any more: still fine
     record("ipv6Removed", { ...(await steer("ipv6removed", q, { [v6(5)]: 0 })), ...(again.ok ? {} : { ok: false, detail: again.error.message }) });
+
+    // The device holds the program (and it the maps): closing our fds keeps the last placements.
+    steering.close();
+    record("afterClose", await steer("afterclose", q, { [ip4(8)]: 1, [ip4(5)]: 0 }));
   } finally {
     steering?.close();
     for (const fd of q.fds) libc.close(fd);

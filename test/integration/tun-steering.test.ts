@@ -39,6 +39,7 @@ const CHECKS: [string, string][] = [
   ["placeOutsideRefused", "placing an address outside the pool is refused"],
   ["ipv6", "IPv6 pool addresses are steered by their last word"],
   ["ipv6Removed", "a removed IPv6 placement goes back to queue 0"],
+  ["afterClose", "after TunSteering.close() the device keeps steering with the last placements"],
   ["open3", "a device opens with 3 queues and the virtio-net header"],
   ["vnetHeader3", "3 queues with the header: every address on its queue; queue 4 of 3 is queue 1 (modulo)"],
   ["childProcess", "a queue fd inherited by a child process is read there, steered across processes"],
