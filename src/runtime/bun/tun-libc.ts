@@ -19,6 +19,7 @@ export function loadBunLibc() {
     write: { args: ["i32", "buffer", "buffer_length"], returns: "i32" },
     poll: { args: ["ptr", "u64", "i32"], returns: "i32" },
     eventfd: { args: ["u32", "i32"], returns: "i32" },
+    fcntl: { args: ["i32", "i32", "i64"], returns: "i32" },
     strerror: { args: ["i32"], returns: "cstring" },
     __errno_location: { args: [], returns: "ptr" },
   }));
@@ -35,6 +36,7 @@ export function loadBunLibc() {
     write: (fd, data) => symbols.write(fd, data, data),
     read: (fd, data) => symbols.read(fd, data, data.byteLength),
     eventfd: (initval, flags) => symbols.eventfd(initval, flags),
+    fcntl: (fd, command, arg) => symbols.fcntl(fd, command, arg),
     errno,
     strerror: (e) => String(symbols.strerror(e) ?? `errno ${e}`),
   };

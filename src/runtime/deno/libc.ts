@@ -17,6 +17,7 @@ const SYMBOLS = {
   pwrite: { parameters: ["i32", "buffer", "usize", "i64"], result: "isize" },
   poll: { parameters: ["usize", "u64", "i32"], result: "i32" },
   eventfd: { parameters: ["u32", "i32"], result: "i32" },
+  fcntl: { parameters: ["i32", "i32", "i64"], result: "i32" },
   flock: { parameters: ["i32", "i32"], result: "i32" },
   ftruncate: { parameters: ["i32", "i64"], result: "i32" },
   getrlimit: { parameters: ["i32", "buffer"], result: "i32" },
@@ -39,6 +40,7 @@ export function loadDenoLibc() {
     write: (fd: number, data: Uint8Array) => Number(symbols.write(fd, data, data.byteLength)),
     read: (fd: number, data: Uint8Array) => Number(symbols.read(fd, addressOf(data), data.byteLength)),
     eventfd: (initval: number, flags: number) => symbols.eventfd(initval, flags),
+    fcntl: (fd: number, command: number, arg: number) => symbols.fcntl(fd, command, arg),
     errno: () => {
       const at = symbols.__errno_location();
       return at === null ? 0 : new Deno.UnsafePointerView(at).getInt32();

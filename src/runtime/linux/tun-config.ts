@@ -15,6 +15,7 @@ const TUNSETIFF = 0x400454ca; // _IOW('T', 202, int)
 const IFF_TUN = 0x0001;
 const IFF_NO_PI = 0x1000;
 const IFF_VNET_HDR = 0x4000;
+const IFF_MULTI_QUEUE = 0x0100;
 const SIOCSIFADDR = 0x8916;
 const SIOCSIFNETMASK = 0x891c;
 const SIOCSIFMTU = 0x8922;
@@ -95,18 +96,27 @@ function ifreqName(req: Uint8Array): string {
  * `vnetHeader`, every read and write carries a virtio-net header (IFF_VNET_HDR), which lets a
  * write hand the kernel many TCP segments at once; a kernel that refuses the flag gets the
  * device without it (`vnetHeader: false` in the result).
+ *
+ * With `multiQueue` (IFF_MULTI_QUEUE) each call on the same name attaches one more queue of the
+ * same device, and there is no fallback: the kernel applies each TUNSETIFF's flags to the whole
+ * device, so every queue must ask for exactly the flags the first one got.
  */
-export function attachTun(libc: TunLibc, name: string, o: { vnetHeader: boolean }): Result<{ fd: number; name: string; vnetHeader: boolean }> {
+export function attachTun(
+  libc: TunLibc,
+  name: string,
+  o: { vnetHeader: boolean; multiQueue?: boolean },
+): Result<{ fd: number; name: string; vnetHeader: boolean }> {
   const describe = (e: number) => libc.strerror(e);
   const fd = libc.open(TUN_PATH, O_RDWR | O_NONBLOCK | O_CLOEXEC);
   if (fd < 0) return tunError(`open ${TUN_PATH}`, libc.errno(), name, describe);
+  const queueFlag = o.multiQueue ? IFF_MULTI_QUEUE : 0;
   const attach = (flags: number) => {
     const req = ifreq(name);
-    new DataView(req.buffer).setUint16(IFR_UNION, flags, true);
+    new DataView(req.buffer).setUint16(IFR_UNION, flags | queueFlag, true);
     return libc.ioctl(fd, TUNSETIFF, req) === 0 ? req : null;
   };
   const withHeader = o.vnetHeader ? attach(IFF_TUN | IFF_NO_PI | IFF_VNET_HDR) : null;
-  const req = withHeader ?? attach(IFF_TUN | IFF_NO_PI);
+  const req = withHeader ?? (o.vnetHeader && o.multiQueue ? null : attach(IFF_TUN | IFF_NO_PI));
   if (!req) {
     const e = libc.errno();
     libc.close(fd);

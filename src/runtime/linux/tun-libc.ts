@@ -14,6 +14,8 @@ export interface TunLibc {
   /** read(2) into the whole buffer (the main thread's opportunistic read; the worker binds its own). */
   read(fd: number, data: Uint8Array): number;
   eventfd(initval: number, flags: number): number;
+  /** fcntl(fd, command, arg) with an integer argument (F_GETFL, F_SETFL). */
+  fcntl(fd: number, command: number, arg: number): number;
   /** The calling thread's errno (thread-local, so a worker reads its own). */
   errno(): number;
   strerror(errno: number): string;
@@ -39,6 +41,8 @@ export const AF_INET = 2;
 export const AF_INET6 = 10;
 export const SOCK_DGRAM = 2;
 export const SOCK_CLOEXEC = O_CLOEXEC;
+export const F_GETFL = 3;
+export const F_SETFL = 4;
 export const EFD_NONBLOCK = O_NONBLOCK;
 export const EFD_CLOEXEC = O_CLOEXEC;
 export const POLLIN = 0x1;
