@@ -1,5 +1,6 @@
-import { dlopen, ptr, read } from "bun:ffi";
+import { dlopen, ptr } from "bun:ffi";
 import { type BpfLibc, bpfSyscallNumber } from "../linux/bpf-libc.ts";
+import { errnoReaders } from "./errno.ts";
 import { openFirst } from "../linux/libc-names.ts";
 
 /**
@@ -27,10 +28,6 @@ export function loadBunBpfLibc(): BpfLibc | undefined {
     },
     ioctl: (fd, request, arg) => symbols.ioctl(fd, request, arg),
     close: (fd) => symbols.close(fd),
-    errno: () => {
-      const at = symbols.__errno_location();
-      return at === null ? 0 : read.i32(at, 0);
-    },
-    strerror: (e) => String(symbols.strerror(e) ?? `errno ${e}`),
+    ...errnoReaders(symbols),
   };
 }

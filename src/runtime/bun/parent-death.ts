@@ -1,5 +1,6 @@
-import { dlopen, read } from "bun:ffi";
+import { dlopen } from "bun:ffi";
 import type { Result } from "../../errors.ts";
+import { errnoReaders } from "./errno.ts";
 import { openFirst } from "../linux/libc-names.ts";
 import { dieWithParent as dieWithParentOn } from "../linux/parent-death.ts";
 
@@ -18,11 +19,7 @@ export function dieWithParent(parentPid: number): Result<void> {
       {
         prctl: (option, arg2) => symbols.prctl(option, arg2, 0, 0, 0),
         getppid: () => symbols.getppid(),
-        errno: () => {
-          const at = symbols.__errno_location();
-          return at === null ? 0 : read.i32(at, 0);
-        },
-        strerror: (e) => String(symbols.strerror(e) ?? `errno ${e}`),
+        ...errnoReaders(symbols),
       },
       parentPid,
     );

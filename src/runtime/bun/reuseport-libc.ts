@@ -1,4 +1,5 @@
-import { dlopen, ptr, read } from "bun:ffi";
+import { dlopen, ptr } from "bun:ffi";
+import { errnoReaders } from "./errno.ts";
 import { openFirst } from "../linux/libc-names.ts";
 import type { ReuseportLibc } from "../linux/reuseport-libc.ts";
 import { SOL_SOCKET } from "../linux/reuseport-libc.ts";
@@ -28,10 +29,6 @@ export function loadBunReuseportLibc(): ReuseportLibc {
     listen: (fd, backlog) => symbols.listen(fd, backlog),
     getsockname: (fd, sockaddr) => symbols.getsockname(fd, sockaddr, new Uint32Array([sockaddr.byteLength])),
     close: (fd) => symbols.close(fd),
-    errno: () => {
-      const at = symbols.__errno_location();
-      return at === null ? 0 : read.i32(at, 0);
-    },
-    strerror: (e) => String(symbols.strerror(e) ?? `errno ${e}`),
+    ...errnoReaders(symbols),
   };
 }

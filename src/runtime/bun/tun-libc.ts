@@ -1,5 +1,6 @@
-import { dlopen, read } from "bun:ffi";
+import { dlopen } from "bun:ffi";
 import type { TunLibc } from "../linux/tun-libc.ts";
+import { errnoReaders } from "./errno.ts";
 import { openFirst } from "../linux/libc-names.ts";
 
 /**
@@ -23,10 +24,6 @@ export function loadBunLibc() {
     strerror: { args: ["i32"], returns: "cstring" },
     __errno_location: { args: [], returns: "ptr" },
   }));
-  const errno = () => {
-    const at = symbols.__errno_location();
-    return at === null ? 0 : read.i32(at, 0);
-  };
   const libc: TunLibc & { raw: typeof symbols } = {
     raw: symbols,
     open: (path, flags) => symbols.open(path, flags),
@@ -37,8 +34,7 @@ export function loadBunLibc() {
     read: (fd, data) => symbols.read(fd, data, data.byteLength),
     eventfd: (initval, flags) => symbols.eventfd(initval, flags),
     fcntl: (fd, command, arg) => symbols.fcntl(fd, command, arg),
-    errno,
-    strerror: (e) => String(symbols.strerror(e) ?? `errno ${e}`),
+    ...errnoReaders(symbols),
   };
   return libc;
 }

@@ -1,4 +1,5 @@
 import { type BpfLibc, bpfSyscallNumber } from "../linux/bpf-libc.ts";
+import { errnoReaders } from "./errno.ts";
 import { openFirst } from "../linux/libc-names.ts";
 
 /**
@@ -28,13 +29,6 @@ export function loadDenoBpfLibc(): BpfLibc | undefined {
     },
     ioctl: (fd, request, arg) => symbols.ioctl(fd, request, arg),
     close: (fd) => symbols.close(fd),
-    errno: () => {
-      const at = symbols.__errno_location();
-      return at === null ? 0 : new Deno.UnsafePointerView(at).getInt32();
-    },
-    strerror: (e) => {
-      const text = symbols.strerror(e);
-      return text === null ? `errno ${e}` : Deno.UnsafePointerView.getCString(text);
-    },
+    ...errnoReaders(symbols),
   };
 }

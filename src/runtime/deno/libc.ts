@@ -1,4 +1,5 @@
 import type { TunLibc } from "../linux/tun-libc.ts";
+import { errnoReaders } from "./errno.ts";
 import { openFirst } from "../linux/libc-names.ts";
 
 /**
@@ -41,14 +42,7 @@ export function loadDenoLibc() {
     read: (fd: number, data: Uint8Array) => Number(symbols.read(fd, addressOf(data), data.byteLength)),
     eventfd: (initval: number, flags: number) => symbols.eventfd(initval, flags),
     fcntl: (fd: number, command: number, arg: number) => symbols.fcntl(fd, command, arg),
-    errno: () => {
-      const at = symbols.__errno_location();
-      return at === null ? 0 : new Deno.UnsafePointerView(at).getInt32();
-    },
-    strerror: (e: number) => {
-      const text = symbols.strerror(e);
-      return text === null ? `errno ${e}` : Deno.UnsafePointerView.getCString(text);
-    },
+    ...errnoReaders(symbols),
   } satisfies TunLibc & Record<string, unknown>;
   return libc;
 }

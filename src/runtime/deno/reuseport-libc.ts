@@ -1,3 +1,4 @@
+import { errnoReaders } from "./errno.ts";
 import { openFirst } from "../linux/libc-names.ts";
 import type { ReuseportLibc } from "../linux/reuseport-libc.ts";
 import { SOL_SOCKET } from "../linux/reuseport-libc.ts";
@@ -29,13 +30,6 @@ export function loadDenoReuseportLibc(): ReuseportLibc {
     listen: (fd, backlog) => symbols.listen(fd, backlog),
     getsockname: (fd, sockaddr) => symbols.getsockname(fd, sockaddr, new Uint32Array([sockaddr.byteLength])),
     close: (fd) => symbols.close(fd),
-    errno: () => {
-      const at = symbols.__errno_location();
-      return at === null ? 0 : new Deno.UnsafePointerView(at).getInt32();
-    },
-    strerror: (e) => {
-      const text = symbols.strerror(e);
-      return text === null ? `errno ${e}` : Deno.UnsafePointerView.getCString(text);
-    },
+    ...errnoReaders(symbols),
   };
 }
