@@ -16,10 +16,11 @@
  * handing one to a worker as an extra stdio entry dup2()s it into the child's slot, which clears
  * the flag on the child's copy.
  *
- * port_in_use comes only from a socket without SO_REUSEPORT or of another user on the port: a
- * second group opened by the same user on the same port joins the first one (tried on 6.18: a
- * second openSteeredGroup succeeds, and its attach replaces the group's program), so a second gw
- * must be kept out by other means (the data directory's lock), not by bind().
+ * A member's bind never says port_in_use to a group of the same user: it joins it (tried on 6.18:
+ * a second group on the same port succeeded, and its attach replaced the first one's program). So
+ * before the members, a probe socket without SO_REUSEPORT binds the port and is closed again: it
+ * fails with EADDRINUSE while anything holds the port (another gw's group included), which keeps a
+ * second gw out as a plain listener would be kept out.
  */
 import { err, ok, type Result } from "../../errors.ts";
 import { encodeSockaddr, SOCKADDR_BYTES, type SocketFamily } from "./sockaddr.ts";
@@ -84,6 +85,22 @@ export function openSteeredGroup(libc: ReuseportLibc, options: SteeredGroupOptio
     }
     return fail("steering_failed", `${where(port)}: ${what} failed (${because}): the workers' shared port cannot be set up; check the kernel (SO_REUSEPORT, classic BPF) and the address`);
   };
+
+  // Members join any group already on the port (see the module comment): ask the kernel first
+  // whether anyone holds it, with a socket that cannot join.
+  if (options.port !== 0) {
+    const probe = libc.socket(family === "IPv6" ? AF_INET6 : AF_INET, (kind === "tcp" ? SOCK_STREAM : SOCK_DGRAM) | SOCK_CLOEXEC, 0);
+    if (probe < 0) return failed("socket()", options.port);
+    fds.push(probe);
+    // TCP: connections of a gw that just stopped, in TIME_WAIT, do not hold the port; a listener does.
+    if (kind === "tcp" && libc.setIntOption(probe, SOL_SOCKET, SO_REUSEADDR, 1) !== 0) return failed("SO_REUSEADDR", options.port);
+    if (host === "::" && libc.setIntOption(probe, IPPROTO_IPV6, IPV6_V6ONLY, 0) !== 0) return failed("IPV6_V6ONLY 0", options.port);
+    sockaddr[2] = (options.port >> 8) & 0xff;
+    sockaddr[3] = options.port & 0xff;
+    if (libc.bind(probe, sockaddr, length) !== 0) return failed("bind() of a probe without SO_REUSEPORT", options.port);
+    fds.pop();
+    libc.close(probe);
+  }
 
   let port = options.port;
   for (let member = 0; member < members; member++) {

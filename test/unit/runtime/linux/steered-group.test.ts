@@ -58,11 +58,15 @@ describe("openSteeredGroup", () => {
     const group = openSteeredGroup(fake.libc, options());
     expect(group.ok).toBe(true);
     if (!group.ok) return;
-    expect(group.value).toEqual({ fds: [10, 11, 12], port: 443 });
+    // Descriptor 10 is the probe that checks the port is free: bound without SO_REUSEPORT, then closed.
+    expect(group.value).toEqual({ fds: [11, 12, 13], port: 443 });
+    expect(fake.calls[0]).toBe(`socket 2 ${1 | SOCK_CLOEXEC}`);
+    expect(fake.calls.some((c) => c.startsWith(`setsockopt 10 ${SOL_SOCKET} ${SO_REUSEPORT}`))).toBe(false);
+    expect(fake.closed).toEqual([10]);
     const order = fake.calls.filter((c) => /^(bind|listen|attach)/.test(c));
-    expect(order).toEqual(["bind 10 port 443", "bind 11 port 443", "bind 12 port 443", "listen 10 4096", "listen 11 4096", "listen 12 4096", `attach 10 ${SO_ATTACH_REUSEPORT_CBPF}`]);
-    expect(fake.calls).toContain(`setsockopt 11 ${SOL_SOCKET} ${SO_REUSEPORT} 1`);
-    expect(fake.calls[0]).toBe(`socket 2 ${1 | SOCK_NONBLOCK | SOCK_CLOEXEC}`);
+    expect(order).toEqual(["bind 10 port 443", "bind 11 port 443", "bind 12 port 443", "bind 13 port 443", "listen 11 4096", "listen 12 4096", "listen 13 4096", `attach 11 ${SO_ATTACH_REUSEPORT_CBPF}`]);
+    expect(fake.calls).toContain(`setsockopt 12 ${SOL_SOCKET} ${SO_REUSEPORT} 1`);
+    expect(fake.calls[fake.calls.indexOf("bind 10 port 443") + 1]).toBe(`socket 2 ${1 | SOCK_NONBLOCK | SOCK_CLOEXEC}`);
     const expected = steeringProgram(3);
     expect(expected.ok && fake.attached()).toEqual(expected.ok ? expected.value : null);
   });
@@ -80,7 +84,9 @@ describe("openSteeredGroup", () => {
     const any = fakeLibc();
     expect(openSteeredGroup(any.libc, options({ host: "::", members: 1 })).ok).toBe(true);
     expect(any.calls[0]!.startsWith("socket 10 ")).toBe(true);
+    // The probe too: it must collide with IPv4 holders of the port as the members would.
     expect(any.calls).toContain(`setsockopt 10 ${IPPROTO_IPV6} ${IPV6_V6ONLY} 0`);
+    expect(any.calls).toContain(`setsockopt 11 ${IPPROTO_IPV6} ${IPV6_V6ONLY} 0`);
     const one = fakeLibc();
     expect(openSteeredGroup(one.libc, options({ host: "2001:db8::1", members: 1 })).ok).toBe(true);
     expect(one.calls.some((c) => c.includes(` ${IPPROTO_IPV6} ${IPV6_V6ONLY} `))).toBe(false);
@@ -102,7 +108,18 @@ describe("openSteeredGroup", () => {
       expect(group.error.code).toBe(code);
       expect(group.error.message).toContain(text);
       expect(group.error.message).toContain("TCP 127.0.0.1:443");
-      expect(fake.closed).toEqual(failOn === "bind" ? [10] : [10, 11, 12]);
+      // A failing bind is the probe's (nothing else made); later failures close the members made.
+      expect(fake.closed).toEqual(failOn === "bind" ? [10] : [10, 11, 12, 13]);
+    }
+  });
+
+  test("a port anyone holds is port_in_use before any member joins it (a member would join another gw's group)", () => {
+    for (const kind of ["tcp", "udp"] as const) {
+      const fake = fakeLibc("bind", EADDRINUSE);
+      const group = openSteeredGroup(fake.libc, options({ kind }));
+      expect(!group.ok && group.error.code).toBe("port_in_use");
+      expect(fake.calls.filter((c) => c.startsWith("socket"))).toHaveLength(1);
+      expect(fake.calls.some((c) => c.includes(` ${SO_REUSEPORT} `))).toBe(false);
     }
   });
 
