@@ -106,6 +106,14 @@ export const SETTINGS = {
     flag: "tun-offload",
     applies: "restart",
   }),
+  workers: setting({
+    schema: z.number().int().min(1).max(64).default(1),
+    help: "worker processes holding the tunnel sessions, each a share of the clients (chosen by client address) with its own open-file limit and core; 1: all in one process. More than 1 needs Linux and Bun, and not yet SAML, client certificates or pool6",
+    flag: "workers",
+    valueHint: "N",
+    example: "2",
+    applies: "restart",
+  }),
   pool: setting({
     schema: poolSchema.default("10.10.0.0/24"),
     help: "client address pool, /30 or larger; the gateway's own tunnel address is its first",

@@ -84,6 +84,19 @@ export interface Session {
   firewall?: SessionFirewallInfo;
 }
 
+/** What a worker process is told of a session it is to carry (SessionRegistry.adopt). */
+export interface SessionSnapshot {
+  readonly id: string;
+  readonly user: string;
+  readonly group: string;
+  readonly policy: CompiledPolicy;
+  readonly configHash: string;
+  readonly createdAt: number;
+  readonly tokenHash: string;
+  address?: number;
+  readonly maxLivePerUser?: number;
+}
+
 export interface NewSession {
   user: string;
   group: string;
@@ -107,6 +120,7 @@ export class SessionRegistry {
   private readonly endListeners: ((session: Session, reason: EndReason) => void)[] = [];
   private readonly attachListeners: ((session: Session, connection: LiveConnection) => void)[] = [];
   private readonly channelListeners: ((session: Session, channel: "cstp" | "dtls", cipher: string) => void)[] = [];
+  private readonly detachListeners: ((session: Session, connection: LiveConnection) => void)[] = [];
   /** Each session at its next cookie expiry, session timeout or idle check (not every session every second). */
   private readonly deadlines: DeadlineWheel<Session>;
   /** The downstream channel last announced, per session. */
@@ -140,6 +154,29 @@ export class SessionRegistry {
     this.deadlines.schedule(session, session.createdAt);
     for (const listener of this.createListeners) listener(session);
     return { session, token };
+  }
+
+  /**
+   * A session the main process created, mirrored in a worker process (docs/architecture.md §7): the
+   * same id, cookie digest and policy, its own counters; the main process keeps its deadlines.
+   */
+  adopt(snapshot: SessionSnapshot): Session {
+    const existing = this.byId.get(snapshot.id);
+    if (existing) return existing;
+    const session: Session = {
+      ...snapshot,
+      traffic: new TrafficCounters(this.touched),
+      disconnectedSince: this.now(),
+      attachedOnce: false,
+      ended: false,
+    };
+    this.byTokenHash.set(session.tokenHash, session);
+    this.byId.set(session.id, session);
+    const mine = this.byUser.get(session.user);
+    if (mine) mine.add(session);
+    else this.byUser.set(session.user, new Set([session]));
+    for (const listener of this.createListeners) listener(session);
+    return session;
   }
 
   /** The session a cookie names, if it is still valid. */
@@ -224,6 +261,11 @@ export class SessionRegistry {
     session.connection = undefined;
     session.disconnectedSince = this.now();
     this.deadlines.schedule(session, session.disconnectedSince);
+    for (const listener of this.detachListeners) listener(session, connection);
+  }
+
+  onDetach(listener: (session: Session, connection: LiveConnection) => void): void {
+    this.detachListeners.push(listener);
   }
 
   end(session: Session, reason: EndReason): void {

@@ -30,8 +30,8 @@ export interface DataPlaneOptions {
   /** Test seam: fixed DTLS handshake parameters (e.g. a captured server random). */
   dtlsHandshake?: DtlsServerHandshakeOptions;
   sessions: SessionRegistry;
-  /** The address pools: a session's leases go back when it ends. */
-  pool: AddressPool;
+  /** The address pools: a session's leases go back when it ends (in a worker process, the main process's pools do). */
+  pool: Pick<AddressPool, "release">;
   pool6?: AddressPool6;
   compiler: PolicyCompiler;
   /** Where a live session's changed policy is read (the control plane). */

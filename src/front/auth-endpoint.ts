@@ -1,11 +1,19 @@
 import type { LoginClient } from "../control/auth/auth-step.ts";
-import type { LoginFlow, LoginOutcome } from "../control/auth/login-flow.ts";
+import type { LoginOutcome, LoginRequest } from "../control/auth/login-flow.ts";
 import { formDocument, refusalDocument, successDocument, type AuthDialect } from "./auth-documents.ts";
 import { parseAuthRequest, type AuthRequest } from "./auth-request.ts";
 import { parseCookies, setCookie } from "./cookies.ts";
 import type { HttpRequest } from "./http-head.ts";
 import type { ResponseSpec } from "./http-response.ts";
 import { child, text } from "./xml.ts";
+
+/** What a login answers; LoginFlow's outcome fits, and so does a worker's copy of it from the main process. */
+export type LoginAnswer = Exclude<LoginOutcome, { kind: "success" }> | { kind: "success"; session: { configHash: string }; token: string };
+
+/** Runs one login request: LoginFlow, or in a worker process the main process's (docs/architecture.md §7). */
+export interface LoginHandler {
+  handle(request: LoginRequest): Promise<LoginAnswer>;
+}
 
 /** The session cookie (docs/protocol.md §2.8) and the login-context cookie (§1: AnyConnect may switch connections). */
 export const SESSION_COOKIE = "webvpn";
@@ -17,7 +25,7 @@ export const CONTEXT_COOKIE = "webvpncontext";
  */
 export async function handleAuthRequest(
   request: HttpRequest,
-  flow: LoginFlow,
+  flow: LoginHandler,
   client: Omit<LoginClient, "capabilities">,
   connection: AuthConnectionState = {},
 ): Promise<ResponseSpec> {
@@ -60,7 +68,7 @@ function contextIdOf(auth: AuthRequest): string | undefined {
   return handle ? text(handle) : undefined;
 }
 
-function render(dialect: AuthDialect, outcome: LoginOutcome): ResponseSpec {
+function render(dialect: AuthDialect, outcome: LoginAnswer): ResponseSpec {
   const headers: [string, string][] = [
     ["Content-Type", "text/xml; charset=utf-8"],
     ["X-Transcend-Version", "1"],

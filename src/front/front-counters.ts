@@ -2,7 +2,8 @@
 export type RefusalReason =
   | "per_address_limit" // too many unauthenticated connections from one client address
   | "total_limit" // too many unauthenticated connections in total
-  | "too_many_requests"; // more pipelined requests than the queue holds
+  | "too_many_requests" // more pipelined requests than the queue holds
+  | "descriptors_full"; // a worker's adopted listener at its open-file budget (accepting cannot pause there)
 
 /** Which time-out closed a connection of the login front. */
 export type TimeoutReason =

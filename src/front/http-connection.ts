@@ -1,32 +1,34 @@
 import type { TLSSocket } from "node:tls";
-import type { LoginFlow } from "../control/auth/login-flow.ts";
 import type { Result } from "../errors.ts";
 import type { ClientCertificateInfo } from "../pki/verify-client-cert.ts";
-import type { AddressPool } from "../net/address-pool.ts";
 import type { AddressPool6 } from "../net/address-pool6.ts";
 import { unmapIpv4 } from "../net/ipv6.ts";
-import { handleAuthRequest, type AuthConnectionState } from "./auth-endpoint.ts";
+import { handleAuthRequest, type AuthConnectionState, type LoginHandler } from "./auth-endpoint.ts";
 import { handleSamlRequest, isSamlPath, type SamlFront } from "./saml-endpoints.ts";
-import { decideConnect, TUNNEL_PATHS } from "../tunnel/connect-handler.ts";
+import { completeConnect, TUNNEL_PATHS, type ConnectGrant, type DtlsOfferer } from "../tunnel/connect-handler.ts";
 import { offerDtls } from "../tunnel/dtls-offer.ts";
 import type { CstpChannel } from "../tunnel/cstp-channel.ts";
 import type { HttpRequest } from "./http-head.ts";
 import { createRequestReader, type ReaderEvent } from "./http-request-reader.ts";
 import { formatConnectResponse, formatResponse, type ResponseSpec } from "./http-response.ts";
 import type { DataPlane } from "../dataplane/data-plane.ts";
-import type { TunnelDefaults } from "../tunnel/tunnel-params.ts";
 import { logLine } from "../log/log-line.ts";
 import type { AdmissionSlot } from "./connection-admission.ts";
 import type { FrontCounters, TimeoutReason } from "./front-counters.ts";
 import { FRONT_LIMITS, type FrontLimits } from "./front-limits.ts";
 
+/**
+ * The control plane's part of a CONNECT (connect-handler.ts grantConnect): at once in one process;
+ * a promise in a worker process, which asks the main process (docs/architecture.md §7).
+ */
+export type ConnectGranter = (request: HttpRequest, clientIp: string) => ConnectGrant | Promise<ConnectGrant>;
+
 export interface TunnelFront {
   plane: DataPlane;
-  flow: LoginFlow;
-  pool: AddressPool;
+  flow: LoginHandler;
+  grant: ConnectGranter;
   /** The IPv6 pool (--pool6); absent: tunnels carry IPv4 only. */
   pool6?: AddressPool6;
-  defaults: TunnelDefaults;
   /** The checked client certificate of a connection, when a client CA is configured (docs/protocol.md §3). */
   clientCertificate?(socket: TLSSocket): Result<ClientCertificateInfo> | undefined;
   /** The SAML service provider's pages (docs/protocol.md §4), when SAML is configured. */
@@ -188,7 +190,7 @@ export function serveConnection(socket: TLSSocket, front: TunnelFront, slot: Adm
     const request = event.request;
     const close = request.version === "HTTP/1.0" || (request.headers.get("connection") ?? "").toLowerCase() === "close";
     try {
-      if (request.method === "CONNECT") return connect(request);
+      if (request.method === "CONNECT") return await connect(request);
       respond(await route(request), close);
     } catch (e) {
       front.plane.log(logLine`request failed peer=${peer} ${request.method} ${request.target}: ${e}`);
@@ -208,12 +210,12 @@ export function serveConnection(socket: TLSSocket, front: TunnelFront, slot: Adm
     return { status: 404, reason: "Not Found", headers: [["Content-Type", "text/plain; charset=utf-8"]], body: "not found\n" };
   }
 
-  function connect(request: HttpRequest): void {
+  async function connect(request: HttpRequest): Promise<void> {
     if (!TUNNEL_PATHS.has(request.target)) {
       return respond({ status: 404, reason: "Not Found", headers: [["Connection", "close"]], body: "the tunnel is at /CSCOSSLC/tunnel\n" }, true);
     }
     const dtls = front.plane.dtls;
-    const decision = decideConnect(request, front.plane, front.pool, front.defaults, (req, params) =>
+    const offer: DtlsOfferer = (req, params) =>
       dtls
         ? offerDtls({
             headers: req.headers,
@@ -224,9 +226,13 @@ export function serveConnection(socket: TLSSocket, front: TunnelFront, slot: Adm
             outerIpv6: clientIp.includes(":"),
             exportPsk: () => front.exportPsk(socket),
           })
-        : undefined,
-      front.pool6,
-    );
+        : undefined;
+    const granted = front.grant(request, clientIp);
+    // In one process the grant is there at once, and the CONNECT is answered in this turn.
+    const grant = granted instanceof Promise ? await granted : granted;
+    // The client may have gone while the main process answered; its session then keeps its cookie.
+    if (closing) return;
+    const decision = grant.kind === "refuse" ? grant : completeConnect(request, grant, front.plane, offer, front.pool6);
     if (decision.kind === "refuse") return respond(decision.response, true);
     // A tunnel now: no longer unauthenticated, no front deadlines; the channel reads at its pace.
     slot.release();

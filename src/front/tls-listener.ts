@@ -21,6 +21,12 @@ export interface HandshakeGuard {
 export interface TlsListenOptions {
   host: string;
   port: number;
+  /**
+   * A listening socket handed by the main process (a worker's member of the steered group,
+   * docs/architecture.md §7) instead of host and port. It is never closed to pause accepting (that
+   * would reorder the group): while the gate is shut, new connections are closed at once.
+   */
+  fd?: number;
   certPem: string;
   keyPem: string;
   /**
@@ -65,19 +71,23 @@ export function listenTls(o: TlsListenOptions): Promise<Result<Server>> {
       o.onConnection(socket, handshake.slot);
     },
   );
+  const adopted = o.fd !== undefined;
+  const listen = (done: () => void) => (o.fd !== undefined ? server.listen({ fd: o.fd }, done) : server.listen(o.port, o.host, done));
   const gate = new AcceptGate({
     maxOpen: o.guard.maxOpen,
-    pause: () => server.close(),
-    resume: () => server.listen(o.port, o.host, () => gate.resumed()),
+    pause: () => {
+      if (!adopted) server.close();
+    },
+    resume: () => (adopted ? gate.resumed() : server.listen(o.port, o.host, () => gate.resumed())),
     onPause: o.guard.onPause,
   });
-  const handshakes = guardHandshakes(server, o.guard, gate);
+  const handshakes = guardHandshakes(server, o.guard, gate, adopted);
   server.once("close", () => gate.close());
   // A failed handshake concerns that client only; make sure its socket goes.
   server.on("tlsClientError", (_e: Error, socket: Socket) => socket.destroy());
   return new Promise((resolve) => {
     server.once("error", (e: NodeJS.ErrnoException) => resolve(err(listenErrorCode(e), listenErrorMessage(e, o))));
-    server.listen(o.port, o.host, () => {
+    listen(() => {
       // From now on a listen error can only come from resuming after a pause.
       server.on("error", (e: Error) => {
         o.guard.onResumeError(e);
@@ -100,9 +110,14 @@ interface Handshake {
  * nothing, would stay forever. Keyed by address and port, which name one live TCP connection
  * on this listener and are the same on the raw and on the secure socket in every runtime.
  */
-function guardHandshakes(server: Server, guard: HandshakeGuard, gate: AcceptGate): Map<string, Handshake> {
+function guardHandshakes(server: Server, guard: HandshakeGuard, gate: AcceptGate, closeWhilePaused: boolean): Map<string, Handshake> {
   const handshakes = new Map<string, Handshake>();
   server.on("connection", (raw: Socket) => {
+    if (closeWhilePaused && gate.isPaused) {
+      guard.counters.refuse("descriptors_full");
+      raw.destroy();
+      return;
+    }
     gate.opened();
     const admitted = guard.admission.admit(raw.remoteAddress ?? "");
     if (!admitted.ok) {

@@ -52,6 +52,15 @@ export class TrafficCounters {
     if (!this.touched) this.touch();
   }
 
+  /** What another process counted for this session (a worker's once-a-second report), as moved. */
+  addCounts(packetsIn: number, packetsOut: number, bytesIn: number, bytesOut: number): void {
+    this.packetsIn += packetsIn;
+    this.packetsOut += packetsOut;
+    this.bytesIn += bytesIn;
+    this.bytesOut += bytesOut;
+    if (!this.touched && packetsIn + packetsOut > 0) this.touch();
+  }
+
   add(other: TrafficCounters): void {
     this.packetsIn += other.packetsIn;
     this.packetsOut += other.packetsOut;

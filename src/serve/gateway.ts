@@ -36,6 +36,8 @@ import { createPskExporter } from "../tunnel/psk-exporter.ts";
 import { openSqliteStore } from "../store/sqlite-store.ts";
 import type { Store } from "../store/store.ts";
 import { serveConnection } from "../front/http-connection.ts";
+import { grantConnect } from "../tunnel/connect-handler.ts";
+import type { TunnelDefaults } from "../tunnel/tunnel-params.ts";
 import { listenTls } from "../front/tls-listener.ts";
 import { ConnectionAdmission } from "../front/connection-admission.ts";
 import { FrontCounters } from "../front/front-counters.ts";
@@ -311,6 +313,15 @@ export async function startGateway(config: GatewayConfig, deps: GatewayDeps): Pr
   // ── end control plane ──
 
   const exportPsk = createPskExporter(deps.log);
+  // Read at each CONNECT: mtu, dpd, keepalive and mobileDpd are live settings.
+  const tunnelDefaults = (): TunnelDefaults => ({
+    mtu: config.mtu,
+    dpdSeconds: config.dpd,
+    keepaliveSeconds: config.keepalive,
+    mobileDpdSeconds: config.mobileDpd,
+    poolPrefixLength: poolCidr.value.prefixLength,
+    serverName: `gw ${VERSION}`,
+  });
   // Swapped by a reload when the CA or CRL files change; undefined without a client CA.
   const clientCheck = { current: clientTrust.value && createClientCertificateCheck(clientTrust.value, now, deps.log) };
   const clientCertificate = clientCheck.current && ((socket: TLSSocket) => clientCheck.current?.(socket));
@@ -333,20 +344,12 @@ export async function startGateway(config: GatewayConfig, deps: GatewayDeps): Pr
       serveConnection(socket, {
         plane,
         flow,
-        pool,
+        grant: (request) => grantConnect(request.headers, plane, pool, tunnelDefaults()),
         pool6,
         exportPsk,
         counters: frontCounters,
         saml: saml?.front,
         clientCertificate,
-        defaults: {
-          mtu: config.mtu,
-          dpdSeconds: config.dpd,
-          keepaliveSeconds: config.keepalive,
-          mobileDpdSeconds: config.mobileDpd,
-          poolPrefixLength: poolCidr.value.prefixLength,
-          serverName: `gw ${VERSION}`,
-        },
       }, slot),
   });
   if (!listener.ok) return fail(listener);

@@ -8,7 +8,7 @@ import { SESSION_COOKIE } from "../front/auth-endpoint.ts";
 import { parseCookies } from "../front/cookies.ts";
 import type { CstpDialect } from "./cstp-codec.ts";
 import type { DtlsOffer } from "./dtls-offer.ts";
-import type { HttpRequest } from "../front/http-head.ts";
+import type { HeaderList, HttpRequest } from "../front/http-head.ts";
 import type { ResponseSpec } from "../front/http-response.ts";
 import { cstpHeaders, negotiateTunnel, type TunnelDefaults, type TunnelParams } from "./tunnel-params.ts";
 import { sessionTimeoutHeaders } from "./session-timeout-headers.ts";
@@ -51,7 +51,21 @@ export function decideConnect(
   offerDtls: DtlsOfferer,
   pool6?: AddressPool6,
 ): ConnectDecision {
-  const token = parseCookies(request.headers.get("cookie")).get(SESSION_COOKIE);
+  const grant = grantConnect(request.headers, plane, pool, defaults);
+  return grant.kind === "refuse" ? grant : completeConnect(request, grant, plane, offerDtls, pool6);
+}
+
+/** The control plane's part of a CONNECT: the session, its address and its tunnel parameters (before DTLS). */
+export type ConnectGrant =
+  | { kind: "refuse"; response: ResponseSpec }
+  | { kind: "grant"; session: Session; params: TunnelParams; timeoutHeaders: [string, string][] };
+
+/**
+ * The cookie's session, the user's limit, the address lease and the negotiated parameters: what
+ * the session registry and the pools decide, in the main process when workers carry the tunnels.
+ */
+export function grantConnect(headers: HeaderList, plane: ConnectContext, pool: AddressPool, defaults: TunnelDefaults): ConnectGrant {
+  const token = parseCookies(headers.get("cookie")).get(SESSION_COOKIE);
   if (!token || token === "(null)") return refuse(401, "Unauthorized", "no webvpn session cookie: log in first (POST /auth)");
   const session = plane.sessions.findByToken(token);
   if (!session) return refuse(401, "Unauthorized", "the session cookie is unknown or expired: log in again");
@@ -63,12 +77,24 @@ export function decideConnect(
   if (session.address === undefined) {
     // A static or hinted address is honoured when free; the lease then stays with the session.
     // A reconnect repeats the IPv4 address, and the IPv6 one in a second header (§8.2).
-    const hint = request.headers.getAll("x-cstp-address").map(parseIpv4).find((a) => a !== undefined);
+    const hint = headers.getAll("x-cstp-address").map(parseIpv4).find((a) => a !== undefined);
     const lease = pool.lease(hint);
     if (!lease.ok) return refuse(503, "Service Unavailable", lease.error.message);
     session.address = lease.value;
   }
-  const params = negotiateTunnel(request.headers, session.address, session.policy, defaults);
+  const params = negotiateTunnel(headers, session.address, session.policy, defaults);
+  return { kind: "grant", session, params, timeoutHeaders: sessionTimeoutHeaders(session, plane.now()) };
+}
+
+/** The connection's part: the DTLS offer (its socket's PSK, its UDP port), IPv6, the answer's headers. */
+export function completeConnect(
+  request: HttpRequest,
+  grant: Extract<ConnectGrant, { kind: "grant" }>,
+  plane: Pick<ConnectContext, "log">,
+  offerDtls: DtlsOfferer,
+  pool6?: AddressPool6,
+): ConnectDecision {
+  const { session, params } = grant;
   const dtls = offerDtls(request, params);
   // One tunnel MTU for both channels: the client's TUN device has only one (§7.7).
   if (dtls?.mtu !== undefined) params.mtu = dtls.mtu;
@@ -76,9 +102,9 @@ export function decideConnect(
   // A full IPv6 pool leaves the tunnel IPv4 only rather than refusing it.
   if (!ipv6.ok) plane.log(logLine`tunnel without IPv6 session=${session.id} user=${session.user}: ${ipv6.error.message}`);
   else params.ipv6 = ipv6.value;
-  const headers = [...cstpHeaders(params), ...sessionTimeoutHeaders(session, plane.now()), ...(dtls?.headers ?? [])];
+  const headers = [...cstpHeaders(params), ...grant.timeoutHeaders, ...(dtls?.headers ?? [])];
   const address6 = params.ipv6 ? formatIpv6(params.ipv6.address) : "none";
-  plane.log(logLine`tunnel up session=${session.id} user=${session.user} address=${formatIpv4(session.address)} address6=${address6} mtu=${params.mtu} dtls=${dtls?.mode.kind ?? "no"}`);
+  plane.log(logLine`tunnel up session=${session.id} user=${session.user} address=${formatIpv4(params.address)} address6=${address6} mtu=${params.mtu} dtls=${dtls?.mode.kind ?? "no"}`);
   return { kind: "accept", session, params, headers, dialect: dialectFromAgent(request.headers.get("user-agent")), dtls };
 }
 
@@ -90,7 +116,7 @@ function dialectFromAgent(userAgent: string | undefined): CstpDialect | undefine
   return userAgent && /AnyConnect|OpenConnect/i.test(userAgent) ? "stf" : undefined;
 }
 
-function refuse(status: number, reason: string, message: string): ConnectDecision {
+function refuse(status: number, reason: string, message: string): { kind: "refuse"; response: ResponseSpec } {
   return {
     kind: "refuse",
     response: {
