@@ -3,10 +3,11 @@ import type { MemoryProbe } from "./memory-probe.ts";
 import type { ServeHttps } from "./https-server.ts";
 import type { RaiseOpenFileLimit } from "./open-files.ts";
 import type { PasswordHasher } from "./password-hasher.ts";
-import type { OpenTun } from "./tun.ts";
-import type { OpenUdp } from "./udp.ts";
+import type { AdoptTun, OpenTun } from "./tun.ts";
+import type { AdoptUdp, OpenUdp } from "./udp.ts";
 import type { CreateGcmKey } from "./gcm.ts";
 import type { WorkerProcesses } from "./worker-process.ts";
+import type { OpenWorkerKernel } from "./worker-kernel.ts";
 
 /** Everything the gateway and the CLI take from the runtime they run on, one adapter set per runtime. */
 export interface Runtime {
@@ -14,6 +15,12 @@ export interface Runtime {
   readonly name: string;
   readonly openTun: OpenTun;
   readonly openUdp: OpenUdp;
+  /** In the main process: the sockets, TUN queues and steering shared by the worker processes. */
+  readonly openWorkerKernel: OpenWorkerKernel;
+  /** In a worker process: its handed TUN queue as a TunDevice. */
+  readonly adoptTun: AdoptTun;
+  /** In a worker process: its handed member of the UDP group (udp_adopt_unsupported under Deno). */
+  readonly adoptUdp: AdoptUdp;
   readonly serveHttps: ServeHttps;
   readonly passwordHasher: PasswordHasher;
   readonly raiseOpenFileLimit: RaiseOpenFileLimit;

@@ -59,3 +59,22 @@ export interface TunDevice {
  * - tun_config_failed: address, MTU or link-up failed (message says which)
  */
 export type OpenTun = (options: TunOptions) => Promise<Result<TunDevice>>;
+
+/** A queue of the workers' multi-queue TUN device (WorkerKernel.tun), handed to a worker process. */
+export interface AdoptTunOptions {
+  /** The queue's descriptor in this process (a worker's handed fd: 3, 4, ...). */
+  fd: number;
+  /** The device's name and MTU, as the main process configured them (for the TunDevice and logs). */
+  name: string;
+  mtu: number;
+  /** Whether the device carries a virtio-net header on every packet (WorkerKernel.tun.vnetHeader): it must match. */
+  vnetHeader: boolean;
+  log?: Log;
+}
+
+/**
+ * A TunDevice over a queue fd the main process created and configured: no ioctl, no config;
+ * close() closes only this fd (the device lives on in the main process). On failure the fd is
+ * left open, the caller's. Error code: tun_config_failed.
+ */
+export type AdoptTun = (options: AdoptTunOptions) => Promise<Result<TunDevice>>;

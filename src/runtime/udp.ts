@@ -18,3 +18,6 @@ export interface UdpSocket {
 
 /** Error codes: udp_port_in_use, udp_forbidden, udp_failed. */
 export type OpenUdp = (host: string, port: number) => Promise<Result<UdpSocket>>;
+
+/** A UdpSocket over a bound UDP fd handed by the main process (error code udp_adopt_unsupported where the runtime cannot). */
+export type AdoptUdp = (fd: number) => Promise<Result<UdpSocket>>;

@@ -4,8 +4,10 @@ import { bunMemoryProbe } from "./memory-probe.ts";
 import { serveHttps } from "./https-server.ts";
 import { raiseOpenFileLimit } from "./open-file-limit.ts";
 import { bunPasswordHasher } from "./password-hasher.ts";
-import { openTun } from "./tun-device.ts";
+import { adoptTun, openTun } from "./tun-device.ts";
+import { adoptUdp } from "./udp-adopt.ts";
 import { openUdp } from "./udp-socket.ts";
+import { openWorkerKernel } from "./worker-kernel.ts";
 import { bunWorkerProcesses } from "./worker-processes.ts";
 import { createGcmKey } from "./gcm-libcrypto.ts";
 
@@ -13,6 +15,9 @@ export const bunRuntime: Runtime = {
   name: `bun ${Bun.version}`,
   openTun,
   openUdp,
+  openWorkerKernel,
+  adoptTun,
+  adoptUdp,
   serveHttps,
   passwordHasher: bunPasswordHasher,
   raiseOpenFileLimit,

@@ -1,8 +1,7 @@
 import { err, ok, type Result } from "../../errors.ts";
 import type { OpenUdp, UdpSocket } from "../udp.ts";
-import { SO_RCVBUF, SO_RCVBUFFORCE, SOL_SOCKET, UDP_RECEIVE_BUFFER_BYTES } from "../linux/socket-options.ts";
-import { GsoSender, type GsoStats } from "./udp-gso-sender.ts";
-import { loadUdpLibc, type UdpLibc } from "./udp-libc.ts";
+import type { GsoStats } from "./udp-gso-sender.ts";
+import { gsoSender, linuxLibc, raiseReceiveBuffer } from "./udp-linux.ts";
 
 /** Bun's socket plus how its sends went (UDP GSO or the plain path); null stats when GSO was never tried. */
 export interface BunUdpSocket extends UdpSocket {
@@ -67,27 +66,3 @@ export async function openBunUdp(host: string, port: number): Promise<Result<Bun
 }
 
 export const openUdp: OpenUdp = openBunUdp;
-
-/** libc for the Linux-only extras; null elsewhere or when it cannot be bound (Bun's own calls still work). */
-function linuxLibc(): UdpLibc | null {
-  if (process.platform !== "linux") return null;
-  try {
-    return loadUdpLibc();
-  } catch {
-    return null;
-  }
-}
-
-/** The GSO sender for a socket of a known family; null means plain sends only. */
-function gsoSender(fd: number, family: string | undefined, libc: UdpLibc, plain: (batch: (Uint8Array | number | string)[]) => number): GsoSender | null {
-  if (family !== "IPv4" && family !== "IPv6") return null;
-  return new GsoSender(fd, family, libc, plain);
-}
-
-/** A receive buffer that absorbs an upload burst (see UDP_RECEIVE_BUFFER_BYTES); past rmem_max when root, else up to it. */
-function raiseReceiveBuffer(libc: UdpLibc, fd: number): number {
-  if (libc.setIntOption(fd, SOL_SOCKET, SO_RCVBUFFORCE, UDP_RECEIVE_BUFFER_BYTES) !== 0) {
-    libc.setIntOption(fd, SOL_SOCKET, SO_RCVBUF, UDP_RECEIVE_BUFFER_BYTES);
-  }
-  return libc.getIntOption(fd, SOL_SOCKET, SO_RCVBUF);
-}

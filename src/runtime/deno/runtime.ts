@@ -4,8 +4,10 @@ import { denoFileLocks } from "./file-lock.ts";
 import { denoMemoryProbe } from "./memory-probe.ts";
 import { serveHttps } from "./https-server.ts";
 import { raiseOpenFileLimit } from "./open-file-limit.ts";
-import { openTun } from "./tun-device.ts";
+import { adoptTun, openTun } from "./tun-device.ts";
+import { adoptUdp } from "./udp-adopt.ts";
 import { openUdp } from "./udp-socket.ts";
+import { openWorkerKernel } from "./worker-kernel.ts";
 import { denoWorkerProcesses } from "./worker-processes.ts";
 
 /**
@@ -16,6 +18,9 @@ export const denoRuntime: Runtime = {
   name: `deno ${Deno.version.deno}`,
   openTun,
   openUdp,
+  openWorkerKernel,
+  adoptTun,
+  adoptUdp,
   serveHttps,
   passwordHasher: createPortablePasswordHasher(),
   raiseOpenFileLimit,

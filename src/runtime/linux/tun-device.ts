@@ -1,9 +1,10 @@
-import { ok } from "../../errors.ts";
-import { logLine } from "../../log/log-line.ts";
-import type { OpenTun, TunDevice } from "../tun.ts";
+import { err, ok, type Result } from "../../errors.ts";
+import { type Log, logLine } from "../../log/log-line.ts";
+import type { AdoptTun, OpenTun, TunDevice } from "../tun.ts";
 import { attachTun, checkTunOptions, configureTun } from "./tun-config.ts";
 import { configureTunIpv6 } from "./tun-config6.ts";
 import type { TunLibc } from "./tun-libc.ts";
+import { setNonBlocking } from "./tun-queues.ts";
 import { startReader } from "./tun-reader.ts";
 import { TcpGro } from "./tcp-gro.ts";
 import { VNET_HDR_BYTES } from "./virtio-net-hdr.ts";
@@ -39,14 +40,44 @@ export const linuxOpenTun = (loadLibc: () => TunLibc, workerUrl: () => URL): Ope
     return configured;
   }
   const log = options.log ?? ((message) => console.error(message));
-  const headerBytes = vnetHeader ? VNET_HDR_BYTES : 0;
-  const reader = await startReader(libc, workerUrl(), fd, name, headerBytes, (why) => log(logLine`tun ${name}: packet reader stopped: ${why}`));
-  if (!reader.ok) {
+  const device = await tunDeviceOverFd(libc, workerUrl(), { fd, name, mtu: settings.value.mtu, vnetHeader, log });
+  if (!device.ok) {
     libc.close(fd);
-    return reader;
+    return device;
   }
-
   if (options.offload !== false && !vnetHeader) log(logLine`tun ${name}: the kernel refused IFF_VNET_HDR; TCP segments are written one by one`);
+  return device;
+};
+
+/**
+ * A worker process's TUN device: one queue of the device the main process made (WorkerKernel),
+ * handed over as a descriptor. The flag O_NONBLOCK is set first, as a spawn may have cleared it
+ * (tun-queues.ts setNonBlocking); nothing else is asked of the kernel.
+ */
+export const linuxAdoptTun = (loadLibc: () => TunLibc, workerUrl: () => URL): AdoptTun => async (options) => {
+  const { fd, name, mtu, vnetHeader } = options;
+  if (!Number.isInteger(fd) || fd < 0) return err("tun_config_failed", `cannot adopt TUN queue fd ${fd}: not a descriptor (the main process hands it at 3, 4, ...)`);
+  const libc = loadLibc();
+  const nonBlocking = setNonBlocking(libc, fd);
+  if (!nonBlocking.ok) return nonBlocking;
+  return tunDeviceOverFd(libc, workerUrl(), { fd, name, mtu, vnetHeader, log: options.log ?? ((message) => console.error(message)) });
+};
+
+interface OpenFd {
+  /** A non-blocking TUN fd, configured; the device's close() closes it. */
+  fd: number;
+  name: string;
+  mtu: number;
+  /** Every read and write carries a virtio-net header (IFF_VNET_HDR): TCP runs go as GSO frames. */
+  vnetHeader: boolean;
+  log: Log;
+}
+
+/** The TunDevice over an open TUN fd: its reader worker and ring, writes on this thread. On failure the fd stays open. */
+async function tunDeviceOverFd(libc: TunLibc, workerUrl: URL, { fd, name, mtu, vnetHeader, log }: OpenFd): Promise<Result<TunDevice>> {
+  const headerBytes = vnetHeader ? VNET_HDR_BYTES : 0;
+  const reader = await startReader(libc, workerUrl, fd, name, headerBytes, (why) => log(logLine`tun ${name}: packet reader stopped: ${why}`));
+  if (!reader.ok) return reader;
 
   let open = true;
   const writeRaw = (data: Uint8Array): boolean => {
@@ -72,7 +103,7 @@ export const linuxOpenTun = (loadLibc: () => TunLibc, workerUrl: () => URL): Ope
   };
   const device: TunDevice = {
     name,
-    mtu: settings.value.mtu,
+    mtu,
     coalesces: gro !== null,
     onPackets: (handler) => reader.value.setHandler(handler),
     write(packet) {
@@ -98,4 +129,4 @@ export const linuxOpenTun = (loadLibc: () => TunLibc, workerUrl: () => URL): Ope
     },
   };
   return ok(device);
-};
+}

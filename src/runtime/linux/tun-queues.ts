@@ -2,7 +2,8 @@ import { err, ok, type Result } from "../../errors.ts";
 import type { TunOptions } from "../tun.ts";
 import { attachTun, checkTunOptions, configureTun } from "./tun-config.ts";
 import { configureTunIpv6 } from "./tun-config6.ts";
-import { F_GETFL, F_SETFL, O_NONBLOCK, type TunLibc } from "./tun-libc.ts";
+import type { TunLibc } from "./tun-libc.ts";
+import { ensureNonBlocking } from "./fd-flags.ts";
 import { tunError } from "./tun-errors.ts";
 
 /**
@@ -65,9 +66,7 @@ export function attachTunQueue(libc: TunLibc, name: string, vnetHeader: boolean)
  * child (in the parent too; Bun's keeps it). A blocking read would stall the reader for good.
  */
 export function setNonBlocking(libc: TunLibc, fd: number): Result<boolean> {
-  const flags = libc.fcntl(fd, F_GETFL, 0);
-  if (flags < 0) return tunError(`read the flags of TUN queue fd ${fd}`, libc.errno(), `fd ${fd}`, (e) => libc.strerror(e));
-  if (flags & O_NONBLOCK) return ok(false);
-  if (libc.fcntl(fd, F_SETFL, flags | O_NONBLOCK) < 0) return tunError(`make TUN queue fd ${fd} non-blocking`, libc.errno(), `fd ${fd}`, (e) => libc.strerror(e));
-  return ok(true);
+  const set = ensureNonBlocking(libc, fd);
+  if ("changed" in set) return ok(set.changed);
+  return tunError(`make TUN queue fd ${fd} non-blocking`, set.errno, `fd ${fd}`, (e) => libc.strerror(e));
 }
