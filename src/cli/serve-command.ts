@@ -55,7 +55,20 @@ export const serveCommand = defineCommand({
         return e instanceof GwError ? { ok: false, error: e } : err("invalid_config", (e as Error).message);
       }
     };
-    const started = await startGateway(config, { openTun, openUdp, createGcmKey, hasher: passwordHasher, raiseOpenFileLimit, serveHttps, log, flagged, reread, onDrained: (how) => drained(how) });
+    const started = await startGateway(config, {
+      openTun,
+      openUdp,
+      openWorkerKernel: runtime.openWorkerKernel,
+      workerProcesses: runtime.workerProcesses,
+      createGcmKey,
+      hasher: passwordHasher,
+      raiseOpenFileLimit,
+      serveHttps,
+      log,
+      flagged,
+      reread,
+      onDrained: (how) => drained(how),
+    });
     if (!started.ok) {
       taken.value.lock.release();
       throw started.error;

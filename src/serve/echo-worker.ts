@@ -34,7 +34,7 @@ export const echoProtocol = {
 
 export const echoRole: WorkerRole<typeof echoProtocol> = {
   protocol: echoProtocol,
-  start: ({ index, fds, main, selfArgv }) => ({
+  start: ({ index, fds, main, selfArgv }) => ({ handlers: {
     echo: ({ text }) => ok({ text, index, pid: process.pid }),
     fds: () => ok({ fds: fds.map((fd) => ({ fd, kind: kindOf(fd) })) }),
     self: () => ok({ argv: [...selfArgv] }),
@@ -58,7 +58,7 @@ export const echoRole: WorkerRole<typeof echoProtocol> = {
       const answer = await main.request("lookup", { text });
       return answer.ok ? ok({ text: answer.value.text }) : answer;
     },
-  }),
+  } }),
 };
 
 function kindOf(fd: number): string {

@@ -1,5 +1,5 @@
 import { join, resolve } from "node:path";
-import type { Server, TLSSocket } from "node:tls";
+import type { SecureContextOptions, Server, TLSSocket } from "node:tls";
 import type { GatewayConfig } from "../config/gateway-config.ts";
 import { ensureAdminToken } from "../control/api-tokens.ts";
 import { ensureFirstAdmin, type FirstAdmin } from "../control/first-admin.ts";
@@ -17,7 +17,7 @@ import { LoginGuard } from "../control/auth/login-guard.ts";
 import { SessionRegistry } from "../control/sessions.ts";
 import { ControlPlane } from "../control/control-plane.ts";
 import { compilePolicy } from "../control/group-policy.ts";
-import { err, ok, type Result } from "../errors.ts";
+import { err, GwError, ok, type Result } from "../errors.ts";
 import { AddressPool } from "../net/address-pool.ts";
 import { AddressPool6 } from "../net/address-pool6.ts";
 import { formatIpv6, formatIpv6Cidr, parseIpv6Cidr } from "../net/ipv6.ts";
@@ -56,6 +56,9 @@ import { reloadGateway } from "./reload.ts";
 import type { ReloadReport } from "../control/lifecycle.ts";
 import { LIVE_SETTING_KEYS } from "../config/settings-table.ts";
 import { UsageKeeper } from "../control/usage/usage-keeper.ts";
+import type { OpenWorkerKernel, WorkerKernel } from "../runtime/worker-kernel.ts";
+import type { WorkerProcesses } from "../runtime/worker-process.ts";
+import { SessionWorkers } from "./session-workers.ts";
 
 /** Removes the masquerading table; a failure is logged with the command that removes it by hand. */
 function removeNat(nat: ActiveNat, log: Log): void {
@@ -66,6 +69,10 @@ function removeNat(nat: ActiveNat, log: Log): void {
 export interface GatewayDeps {
   openTun: OpenTun;
   openUdp: OpenUdp;
+  /** The kernel objects of --workers N (steered sockets, multi-queue TUN); absent: workers are refused. */
+  openWorkerKernel?: OpenWorkerKernel;
+  /** Starting worker processes of this program (--workers N). */
+  workerProcesses?: Pick<WorkerProcesses, "spawn" | "selfArgv">;
   /** Native AES-GCM for DTLS records (the runtime's); absent: node:crypto per record. */
   createGcmKey?: CreateGcmKey;
   hasher: PasswordHasher;
@@ -92,7 +99,8 @@ export interface RunningGateway {
   /** Set when the data directory had no admin account: the web UI's first admin, to print once. */
   firstAdmin?: FirstAdmin;
   address: { host: string; port: number };
-  plane: DataPlane;
+  /** The data plane of one process; absent with --workers N, where each worker has its own. */
+  plane?: DataPlane;
   control: ControlPlane;
   /** Where the management API listens (TLS with the gateway's certificate). */
   api: { url: string; host: string; port: number; addresses: string[]; described: string };
@@ -128,7 +136,9 @@ export async function startGateway(config: GatewayConfig, deps: GatewayDeps): Pr
   // One descriptor per TLS connection: the open-file limit decides how many sessions fit.
   const files = deps.raiseOpenFileLimit();
   const budget = descriptorBudget(files.ok ? files.value.soft : 1024);
-  const sessionCap = () => Math.min(config.maxSessions ?? budget.sessions, budget.sessions);
+  // With --workers N each worker has its own open-file limit (inherited from this process's, raised above).
+  const sessionBudget = budget.sessions * Math.max(1, config.workers ?? 1);
+  const sessionCap = () => Math.min(config.maxSessions ?? sessionBudget, sessionBudget);
 
   const poolCidr = parseCidr(config.pool);
   if (!poolCidr.ok) return fail(poolCidr);
@@ -138,7 +148,7 @@ export async function startGateway(config: GatewayConfig, deps: GatewayDeps): Pr
   if (pool6Cidr && !pool6Cidr.ok) return fail(pool6Cidr);
   const pool6 = pool6Cidr && new AddressPool6(pool6Cidr.value);
 
-  const tun = await deps.openTun({
+  const tunOptions = {
     name: config.tunName,
     address: formatIpv4(pool.gatewayAddress),
     prefixLength: poolCidr.value.prefixLength,
@@ -146,15 +156,37 @@ export async function startGateway(config: GatewayConfig, deps: GatewayDeps): Pr
     offload: config.tunOffload,
     ...(pool6 && { ipv6: { address: formatIpv6(pool6.gatewayAddress), prefixLength: pool6.cidr.prefixLength } }),
     log: deps.log,
-  });
-  if (!tun.ok) return fail(tun);
-  const device: TunDevice = tun.value;
-  cleanups.push(() => device.close());
+  };
+  // --workers N: the kernel objects the workers share, made and kept here (docs/architecture.md §7).
+  const workerCount = config.workers ?? 1;
+  let kernel: WorkerKernel | undefined;
+  let device: TunDevice | undefined;
+  if (workerCount > 1) {
+    const refused = workersUnsupported(config, deps);
+    if (refused) return fail(refused);
+    const opened = await deps.openWorkerKernel!({
+      workers: workerCount,
+      host: config.listen,
+      tcpPort: config.port,
+      udpPort: config.dtls ? (config.udpPort ?? config.port) : undefined,
+      tun: tunOptions,
+      pool4: { network: poolCidr.value.network, size: 2 ** (32 - poolCidr.value.prefixLength) },
+    });
+    if (!opened.ok) return fail(opened);
+    const made = (kernel = opened.value);
+    cleanups.push(() => made.close());
+  } else {
+    const tun = await deps.openTun(tunOptions);
+    if (!tun.ok) return fail(tun);
+    const opened = (device = tun.value);
+    cleanups.push(() => opened.close());
+  }
+  const tunName = kernel ? kernel.tun.name : device!.name;
 
   // Masquerading (--nat): one nft table of gw's own, removed at stop (and on a failed start).
   let nat: ActiveNat | undefined;
   if (config.nat) {
-    const enabled = (deps.enableNat ?? enableNat)({ pool: formatCidr(poolCidr.value), tunName: device.name, outInterface: config.natInterface });
+    const enabled = (deps.enableNat ?? enableNat)({ pool: formatCidr(poolCidr.value), tunName, outInterface: config.natInterface });
     if (!enabled.ok) return fail(enabled);
     nat = enabled.value;
     cleanups.push(() => removeNat(nat!, deps.log));
@@ -165,7 +197,7 @@ export async function startGateway(config: GatewayConfig, deps: GatewayDeps): Pr
   const frontCounters = new FrontCounters();
   const admission = new ConnectionAdmission({ maxPerAddress: FRONT_LIMITS.maxUnauthenticatedPerAddress, maxTotal: budget.unauthenticated });
   let udp: UdpSocket | undefined;
-  if (config.dtls) {
+  if (config.dtls && !kernel) {
     const udpPort = config.udpPort ?? config.port;
     const opened = await deps.openUdp(config.listen, udpPort);
     if (!opened.ok) return fail(opened);
@@ -175,10 +207,11 @@ export async function startGateway(config: GatewayConfig, deps: GatewayDeps): Pr
   const sessions = new SessionRegistry(config.cookieTimeout * 1000, now);
   const drain = new Drain({ sessions: () => sessions.size, now, log: deps.log, onEnd: (how) => deps.onDrained?.(how) });
   sessions.onEnd((session, reason) => {
-    plane.endSession(session);
+    plane?.endSession(session);
     deps.log(logLine`session ended session=${session.id} user=${session.user} reason=${reason}`);
   });
-  const plane = new DataPlane({
+  // With workers each has its own data plane; their sessions' ends reach them through SessionWorkers.
+  const plane = device && new DataPlane({
     tun: device,
     udp,
     dtlsHandshake: { gcm: deps.createGcmKey },
@@ -197,7 +230,8 @@ export async function startGateway(config: GatewayConfig, deps: GatewayDeps): Pr
     onDropNotice: (n) =>
       control.events.emit({ type: "policy.drop", session: n.session.id, user: n.session.user, group: n.session.group, rule: n.rule, peer: n.peer, protocol: n.protocol, port: n.port, drops: n.drops }),
   });
-  const dtls = plane.dtls;
+  const udpPort = () => (kernel ? kernel.udpPort : plane?.dtls?.port);
+  let workers: SessionWorkers | undefined;
 
   // Usage ledger, quotas, expiry (issue 9): built before the control plane, which flushes through it.
   const usage = new UsageKeeper({ store: store.usage, sessions, now, log: deps.log, flushSeconds: config.usageFlushSeconds, retentionDays: () => config.usageRetentionDays });
@@ -231,15 +265,15 @@ export async function startGateway(config: GatewayConfig, deps: GatewayDeps): Pr
     now,
     flushUsage: () => usage.ledger.flush(),
     // A user's rules, rates or routes changed: the control plane resolves the policy, the data plane applies it.
-    reapplyPolicy: (session, policy) => plane.firewalls.applyPolicy(session, compilePolicy(policy)),
+    reapplyPolicy: (session, policy) => (workers ? workers.applyPolicy(session, compilePolicy(policy)) : plane!.firewalls.applyPolicy(session, compilePolicy(policy))),
     usageTotals: () => usage.ledger.totalsOfRun(),
     runtime: {
       startedAt,
       listeners: () => ({
-        tunnel: { host: config.listen, tcpPort: config.port, udpPort: dtls ? dtls.port : null, tlsVersions: ["TLSv1.2", "TLSv1.3"] },
+        tunnel: { host: config.listen, tcpPort: config.port, udpPort: udpPort() ?? null, tlsVersions: ["TLSv1.2", "TLSv1.3"] },
         api: management ? { host: management.host, port: management.port, addresses: management.addresses, tlsVersions: ["TLSv1.2", "TLSv1.3"] } : null,
       }),
-      tun: () => ({ name: device.name, state: stopped ? "down" : "up" }),
+      tun: () => ({ name: tunName, state: stopped ? "down" : "up" }),
       pool: () => ({ cidr: formatCidr(poolCidr.value), capacity: pool.capacity, used: pool.used }),
       ...(pool6 && { pool6: () => ({ cidr: formatIpv6Cidr(pool6.cidr), capacity: pool6.capacity, used: pool6.used }) }),
       drops,
@@ -257,7 +291,7 @@ export async function startGateway(config: GatewayConfig, deps: GatewayDeps): Pr
             dataDir,
             config,
             reread: deps.reread ?? (() => ok(config)),
-            server,
+            server: { setSecureContext: (options) => tunnelPort.setSecureContext(options) },
             clientCheck,
             pin: () => pin,
             setPin: (p) => (pin = p),
@@ -282,8 +316,8 @@ export async function startGateway(config: GatewayConfig, deps: GatewayDeps): Pr
   // Policy changes reach live sessions (issue 9): the registry hands them to the data plane's firewalls.
   const policySource = storedPolicySource(store, users, groups, () => ({ rateUp: config.defaultRateUp, rateDown: config.defaultRateDown }));
   sessions.enforcePoliciesWith({
-    reapply: (pick) => plane.firewalls.reapply(pick).sessions,
-    limitRates: (session, up, down) => plane.firewalls.limitRates(session, { up, down }),
+    reapply: (pick) => (workers ? workers.reapply(pick) : plane!.firewalls.reapply(pick).sessions),
+    limitRates: (session, up, down) => (workers ? workers.limitRates(session, up, down) : plane!.firewalls.limitRates(session, { up, down })),
   });
   cleanups.push(reapplyOnChange(control.events, sessions));
   const passwordStep = new PasswordStep(users);
@@ -326,39 +360,79 @@ export async function startGateway(config: GatewayConfig, deps: GatewayDeps): Pr
   const clientCheck = { current: clientTrust.value && createClientCertificateCheck(clientTrust.value, now, deps.log) };
   const clientCertificate = clientCheck.current && ((socket: TLSSocket) => clientCheck.current?.(socket));
   let pin = cert.value.pin;
-  const listener = await listenTls({
-    host: config.listen,
-    port: config.port,
-    certPem: cert.value.certPem,
-    keyPem: cert.value.keyPem,
-    clientCaPems: clientTrust.value?.anchors.map((ca) => ca.toString()),
-    guard: {
-      admission,
-      counters: frontCounters,
-      handshakeMs: FRONT_LIMITS.handshakeMs,
-      maxOpen: budget.sessions + budget.unauthenticated,
-      onPause: (open) => deps.log(logLine`tunnel port: not accepting for now: ${open} connections hold the descriptors the open-file limit ${budget.limit} leaves (see gw doctor); resumes as connections end`),
-      onResumeError: (e) => deps.log(logLine`tunnel port: listening again failed: ${e.message}; retrying`),
-    },
-    onConnection: (socket, slot) =>
-      serveConnection(socket, {
-        plane,
-        flow,
-        grant: (request) => grantConnect(request.headers, plane, pool, tunnelDefaults()),
-        pool6,
-        exportPsk,
+  // The tunnel port: this process's TLS listener, or N workers on the steered group (docs/architecture.md §7).
+  let tunnelPort: TunnelPort;
+  if (kernel) {
+    const perWorker = descriptorBudget(files.ok ? files.value.soft : 1024);
+    workers = new SessionWorkers({
+      kernel,
+      spawn: deps.workerProcesses!.spawn,
+      selfArgv: deps.workerProcesses!.selfArgv,
+      sessions,
+      pool,
+      flow,
+      policySource,
+      defaults: tunnelDefaults,
+      start: {
+        certPem: cert.value.certPem,
+        keyPem: cert.value.keyPem,
+        pool: poolCidr.value,
+        maxOpen: perWorker.sessions + perWorker.unauthenticated,
+        unauthenticated: perWorker.unauthenticated,
+      },
+      now,
+      log: deps.log,
+      onDropNotice: (n) =>
+        control.events.emit({ type: "policy.drop", session: n.session.id, user: n.session.user, group: n.session.group, rule: n.rule, peer: n.peer, protocol: n.protocol, port: n.port, drops: n.drops }),
+    });
+    const started = workers.start();
+    if (!started.ok) return fail(started);
+    const running = workers;
+    tunnelPort = { setSecureContext: (options) => running.setCertificate(String(options.cert), String(options.key)), close: () => running.stop() };
+  } else {
+    const local = plane!;
+    const listener = await listenTls({
+      host: config.listen,
+      port: config.port,
+      certPem: cert.value.certPem,
+      keyPem: cert.value.keyPem,
+      clientCaPems: clientTrust.value?.anchors.map((ca) => ca.toString()),
+      guard: {
+        admission,
         counters: frontCounters,
-        saml: saml?.front,
-        clientCertificate,
-      }, slot),
-  });
-  if (!listener.ok) return fail(listener);
-  const server: Server = listener.value;
+        handshakeMs: FRONT_LIMITS.handshakeMs,
+        maxOpen: budget.sessions + budget.unauthenticated,
+        onPause: (open) => deps.log(logLine`tunnel port: not accepting for now: ${open} connections hold the descriptors the open-file limit ${budget.limit} leaves (see gw doctor); resumes as connections end`),
+        onResumeError: (e) => deps.log(logLine`tunnel port: listening again failed: ${e.message}; retrying`),
+      },
+      onConnection: (socket, slot) =>
+        serveConnection(socket, {
+          plane: local,
+          flow,
+          grant: (request) => grantConnect(request.headers, local, pool, tunnelDefaults()),
+          pool6,
+          exportPsk,
+          counters: frontCounters,
+          saml: saml?.front,
+          clientCertificate,
+        }, slot),
+    });
+    if (!listener.ok) return fail(listener);
+    const server: Server = listener.value;
+    tunnelPort = {
+      setSecureContext: (options) => server.setSecureContext(options),
+      close: () =>
+        new Promise<void>((resolve) => {
+          server.close(() => resolve());
+          setTimeout(resolve, 2000).unref?.();
+        }),
+    };
+  }
 
   // ── Management API (issue 4): its own TLS port, never the tunnel port ──
   const api = startManagement({ control, config, tunnelAddress: formatIpv4(pool.gatewayAddress), dataDir, certPem: cert.value.certPem, keyPem: cert.value.keyPem, pin: cert.value.pin, serveHttps: deps.serveHttps, log: deps.log });
   if (!api.ok) {
-    await new Promise<void>((resolve) => server.close(() => resolve()));
+    await tunnelPort.close();
     return fail(api);
   }
   management = api.value;
@@ -368,7 +442,7 @@ export async function startGateway(config: GatewayConfig, deps: GatewayDeps): Pr
   const stampErrors = new RateLimitedLog(30_000, now, deps.log);
   const housekeeping = setInterval(() => {
     sessions.sweep();
-    plane.tick(now());
+    plane?.tick(now());
     usage.tick();
     const stamps = control.users.flushLoginStamps();
     if (!stamps.ok) stampErrors.say(logLine`users: ${stamps.error.message}`);
@@ -380,9 +454,9 @@ export async function startGateway(config: GatewayConfig, deps: GatewayDeps): Pr
   if (forwarding.status !== "ok") deps.log(logLine`${forwarding.detail}: ${forwarding.fix}`);
   const forwarding6 = pool6 ? checkIpv6Forwarding() : undefined;
   if (forwarding6 && forwarding6.status !== "ok") deps.log(logLine`${forwarding6.detail}: ${forwarding6.fix}`);
-  if (nat) deps.log(logLine`nat: masquerading ${formatCidr(poolCidr.value)} out of ${config.natInterface ?? `every interface but ${device.name}`} (nft table ip ${nat.table})`);
+  if (nat) deps.log(logLine`nat: masquerading ${formatCidr(poolCidr.value)} out of ${config.natInterface ?? `every interface but ${tunName}`} (nft table ip ${nat.table})`);
   if (!files.ok) deps.log(logLine`open files: ${files.error.message}: assuming a limit of 1024`);
-  if (config.maxSessions !== undefined && config.maxSessions > budget.sessions) {
+  if (config.maxSessions !== undefined && config.maxSessions > sessionBudget) {
     deps.log(logLine`maxSessions ${config.maxSessions} needs a higher open-file limit than ${budget.limit}: see gw doctor`);
   }
   const adminToken = ensureAdminToken(store, now());
@@ -392,10 +466,12 @@ export async function startGateway(config: GatewayConfig, deps: GatewayDeps): Pr
   const poolText = pool6 ? `${formatCidr(poolCidr.value)} and ${formatIpv6Cidr(pool6.cidr)} (tun ${formatIpv6(pool6.gatewayAddress)})` : formatCidr(poolCidr.value);
   const { source } = cert.value;
   // Two whole templates: a nested template would be one (quoted) value in logLine.
+  const dtlsPort = udpPort();
+  const processes = workerCount > 1 ? `${workerCount} worker processes` : "one process";
   deps.log(
-    dtls
-      ? logLine`gw ${VERSION} ready: TLS on ${formatHostPort(config.listen, config.port)}, DTLS on UDP ${dtls.port}, tun ${device.name} ${gatewayAddress}/${prefixLength}, pool ${poolText}, certificate ${source} ${pin}, management API on ${management.described}, sessions up to ${sessionCap()} (open-file limit ${budget.limit})`
-      : logLine`gw ${VERSION} ready: TLS on ${formatHostPort(config.listen, config.port)}, no DTLS, tun ${device.name} ${gatewayAddress}/${prefixLength}, pool ${poolText}, certificate ${source} ${pin}, management API on ${management.described}, sessions up to ${sessionCap()} (open-file limit ${budget.limit})`,
+    dtlsPort !== undefined
+      ? logLine`gw ${VERSION} ready: TLS on ${formatHostPort(config.listen, config.port)}, DTLS on UDP ${dtlsPort}, tun ${tunName} ${gatewayAddress}/${prefixLength}, pool ${poolText}, certificate ${source} ${pin}, management API on ${management.described}, sessions up to ${sessionCap()} (open-file limit ${budget.limit}), ${processes}`
+      : logLine`gw ${VERSION} ready: TLS on ${formatHostPort(config.listen, config.port)}, no DTLS, tun ${tunName} ${gatewayAddress}/${prefixLength}, pool ${poolText}, certificate ${source} ${pin}, management API on ${management.described}, sessions up to ${sessionCap()} (open-file limit ${budget.limit}), ${processes}`,
   );
 
   return ok({
@@ -418,14 +494,34 @@ export async function startGateway(config: GatewayConfig, deps: GatewayDeps): Pr
       usage.stop();
       const stamps = control.users.flushLoginStamps();
       if (!stamps.ok) deps.log(logLine`users: ${stamps.error.message}`);
-      await new Promise<void>((resolve) => {
-        server.close(() => resolve());
-        setTimeout(resolve, 2000).unref?.();
-      });
-      plane.close();
+      await tunnelPort.close();
+      plane?.close();
       if (nat) removeNat(nat, deps.log);
       store.close();
     },
   });
 }
 
+
+/** The tunnel port as the rest of the gateway sees it: one listener, or the workers on the steered group. */
+interface TunnelPort {
+  /** A reload's new certificate and key (server.setSecureContext's options). */
+  setSecureContext(options: SecureContextOptions): void;
+  close(): Promise<void>;
+}
+
+/** Why --workers N cannot run with these settings or on this runtime, or undefined when it can. */
+function workersUnsupported(config: GatewayConfig, deps: GatewayDeps): (Result<never> & { ok: false }) | undefined {
+  const missing = [
+    config.samlIdpUrl !== undefined ? "SAML" : undefined,
+    config.clientCaFile !== undefined ? "client certificates (clientCaFile)" : undefined,
+    config.pool6 !== undefined ? "an IPv6 pool (pool6)" : undefined,
+  ].filter((what) => what !== undefined);
+  if (missing.length > 0) {
+    return { ok: false, error: new GwError("workers_unsupported", `workers ${config.workers} does not carry ${missing.join(", ")} yet: set workers to 1 (gw serve --workers 1) or leave those settings out`) };
+  }
+  if (!deps.openWorkerKernel || !deps.workerProcesses) {
+    return { ok: false, error: new GwError("workers_unsupported", "this runtime cannot start worker processes: set workers to 1") };
+  }
+  return undefined;
+}

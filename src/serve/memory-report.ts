@@ -11,12 +11,14 @@ const TOP_TYPES = 12;
  * holds it (sessions, tunnels, DTLS peers, the most numerous heap objects). Tells a leak (objects
  * that stay) from a heap that does not give its pages back (RSS above a small heap).
  */
-export function memoryReport(probe: MemoryProbe, plane: DataPlane): LogLine {
+export function memoryReport(probe: MemoryProbe, plane: DataPlane | undefined): LogLine {
   probe.collect();
   const f = probe.figures();
-  const { tunnels, channels } = plane.size;
   const objects = f.objectTypes.slice(0, TOP_TYPES).map(([type, count]) => `${type} ${count}`).join(", ") || "not counted by this runtime";
   const rss = (f.rssBytes / MIB).toFixed(1);
   const heap = (f.heapBytes / MIB).toFixed(1);
+  // With --workers N the tunnels live in the workers: this is the main process's own memory.
+  if (!plane) return logLine`memory after a full collection (main process; the tunnels are in the workers): rss=${rss} MiB heap=${heap} MiB objects: ${objects}`;
+  const { tunnels, channels } = plane.size;
   return logLine`memory after a full collection: rss=${rss} MiB heap=${heap} MiB sessions=${plane.sessions.size} tunnels=${tunnels} cstp=${channels} dtls_peers=${plane.dtls?.peerCount ?? 0} objects: ${objects}`;
 }

@@ -17,7 +17,8 @@ export interface ReloadTarget {
   config: GatewayConfig;
   /** Reads the settings again: the stored document with this run's flags on top. */
   reread(): Result<GatewayConfig>;
-  server: Server;
+  /** The tunnel port's TLS: its listener, or the workers' (gateway.ts TunnelPort). */
+  server: Pick<Server, "setSecureContext">;
   /** The client-certificate check in use, swapped when the CA or CRL is reloaded. */
   clientCheck: { current: ClientCertificateCheck | undefined };
   pin(): string;

@@ -21,7 +21,7 @@ export async function runWorker(place: WorkerPlace, roles: WorkerRoles, processe
   const name = `worker ${place.index} (pid ${process.pid})`;
   const closed = new Promise<void>((resolve) => link.value.onClose(resolve));
   let channel: Channel<typeof role.protocol.toMain> | null = null;
-  const handlers = role.start({
+  const started = role.start({
     index: place.index,
     fds: handedFds(place.fdCount),
     log,
@@ -31,7 +31,15 @@ export async function runWorker(place: WorkerPlace, roles: WorkerRoles, processe
       note: (op: string, body: unknown) => channel!.note(op, body),
     },
   });
-  channel = createChannel(link.value, { send: role.protocol.toMain, receive: role.protocol.toWorker, handlers, log, name: `${name} to main`, timeoutMs: 5_000 });
+  channel = createChannel(link.value, {
+    send: role.protocol.toMain,
+    receive: role.protocol.toWorker,
+    handlers: started.handlers,
+    onNote: started.onNote,
+    log,
+    name: `${name} to main`,
+    timeoutMs: 5_000,
+  });
   channel.announceReady();
   await closed;
   log(logLine`${name}: the main process closed the channel (it ended): exiting`);

@@ -14,10 +14,16 @@ export interface WorkerContext<P extends Protocol> {
   main: Pick<Channel<P["toMain"]>, "request" | "note">;
 }
 
+/** A started role: its answers to the main process's requests, and what it does with its notes. */
+export interface RoleInstance<P extends Protocol> {
+  handlers: Handlers<P["toWorker"]>;
+  onNote?(op: keyof P["toWorker"]["notes"] & string, body: unknown): void;
+}
+
 /** One kind of worker: its messages and the answers it gives to the main process's requests. */
 export interface WorkerRole<P extends Protocol> {
   protocol: P;
-  start(context: WorkerContext<P>): Handlers<P["toWorker"]>;
+  start(context: WorkerContext<P>): RoleInstance<P>;
 }
 
 /** The roles `gw __worker <role>` can run, by name; src/cli/main.ts passes gw's. */

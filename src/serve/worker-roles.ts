@@ -1,5 +1,10 @@
+import { runtime } from "../runtime/current.ts";
 import { echoRole } from "./echo-worker.ts";
+import { tunnelRole } from "./tunnel-worker.ts";
 import type { WorkerRoles } from "./worker-role.ts";
 
-/** Every role gw's worker processes can take (the packet path's comes with the next step). */
-export const gwWorkerRoles: WorkerRoles = { echo: echoRole };
+/** Every role gw's worker processes can take: gw serve's tunnel workers, and echo for the plumbing's tests. */
+export const gwWorkerRoles: WorkerRoles = {
+  echo: echoRole,
+  tunnel: tunnelRole({ adoptTun: runtime.adoptTun, adoptUdp: runtime.adoptUdp, createGcmKey: runtime.createGcmKey }),
+};

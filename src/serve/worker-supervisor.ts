@@ -44,6 +44,8 @@ export interface WorkerSupervisor<P extends Protocol> {
     body: BodyOf<P["toWorker"]["requests"], K>,
     timeoutMs?: number,
   ): Promise<Result<AnswerOf<P["toWorker"]["requests"], K>>>;
+  /** A one-way note to worker `index` now; false when it is not running (a note is not kept for a restart). */
+  note<K extends keyof P["toWorker"]["notes"] & string>(index: number, op: K, body: unknown): boolean;
   /** The pid of worker `index` now (undefined while it waits for a restart). */
   pidOf(index: number): number | undefined;
   /** SIGTERM to all, SIGKILL to those still running after `graceMs`; resolves when all have exited. */
@@ -188,6 +190,8 @@ export function createWorkerSupervisor<P extends Protocol>(options: SupervisorOp
       if (!channel) return err("worker_timeout", `worker ${index} was not ready within ${ms} ms: ${op} was not sent`);
       return channel.request(op, body, ms);
     },
+
+    note: (index, op, body) => slots[index]?.channel?.note(op, body) ?? false,
 
     pidOf: (index) => slots[index]?.child?.pid,
 

@@ -1,0 +1,319 @@
+import type { LoginFlow } from "../control/auth/login-flow.ts";
+import type { CompiledPolicy } from "../control/group-policy.ts";
+import type { ConnectionInfo, EndReason, LiveConnection, Session, SessionRegistry } from "../control/sessions.ts";
+import { ok, type Result } from "../errors.ts";
+import { HeaderList } from "../front/http-head.ts";
+import { logLine, type Log } from "../log/log-line.ts";
+import type { AddressPool } from "../net/address-pool.ts";
+import type { PolicyDropCause } from "../net/drop-counters.ts";
+import type { PolicySource } from "../net/session-firewalls.ts";
+import type { SpawnChild } from "../runtime/worker-process.ts";
+import type { WorkerKernel } from "../runtime/worker-kernel.ts";
+import { grantConnect } from "../tunnel/connect-handler.ts";
+import type { TunnelDefaults } from "../tunnel/tunnel-params.ts";
+import { tunnelProtocol, type TunnelProtocol, type TunnelWorkerStart, type WireConnectionInfo, type WireLoginAnswer, type WireSession } from "./tunnel-protocol.ts";
+import { TUNNEL_WORKER_FDS } from "./tunnel-worker.ts";
+import { workerArgv } from "./worker-argv.ts";
+import type { Handlers } from "./worker-channel.ts";
+import { createWorkerSupervisor, type WorkerSupervisor } from "./worker-supervisor.ts";
+
+export interface SessionWorkersOptions {
+  kernel: WorkerKernel;
+  spawn: SpawnChild;
+  selfArgv: readonly string[];
+  sessions: SessionRegistry;
+  pool: AddressPool;
+  flow: LoginFlow;
+  policySource: PolicySource;
+  /** Read at each CONNECT (mtu, dpd, keepalive are live settings). */
+  defaults(): TunnelDefaults;
+  /** What each worker is told at every (re)start. */
+  start: Omit<TunnelWorkerStart, "tun" | "dtls">;
+  now(): number;
+  log: Log;
+  /** A worker's policy drop, for the event stream. */
+  onDropNotice(notice: { session: Session; rule: PolicyDropCause; peer: string; protocol: number; port: number; drops: number }): void;
+}
+
+/** How long gw serve's stop waits for its workers after SIGTERM before SIGKILL. */
+const STOP_GRACE_MS = 3_000;
+
+/**
+ * The main process's side of `gw serve --workers N` (docs/architecture.md §7): N tunnel workers
+ * on the kernel objects it holds, its answers to their logins and CONNECTs, and its session
+ * registry kept true to what they report. A session is carried by one worker at a time (the
+ * holder): the main process places its address on that worker's TUN queue at the CONNECT, tells
+ * the holder when the session ends or moves to another worker, and takes its counts once a second.
+ */
+export class SessionWorkers {
+  private readonly supervisor: WorkerSupervisor<TunnelProtocol>;
+  /** Which worker carries each session now. */
+  private readonly holder = new Map<Session, number>();
+
+  constructor(private readonly o: SessionWorkersOptions) {
+    const { kernel } = o;
+    const count = kernel.tcp.length;
+    this.supervisor = createWorkerSupervisor({
+      count,
+      argv: (index) => workerArgv(o.selfArgv, { role: "tunnel", index, parentPid: process.pid, fdCount: this.fdsOf(index).length }),
+      fds: (index) => this.fdsOf(index),
+      spawn: o.spawn,
+      protocol: tunnelProtocol,
+      handlers: (index) => this.handlers(index),
+      onNote: (index, op, body) => this.onNote(index, op as keyof TunnelProtocol["toMain"]["notes"], body),
+      onEvent: (event) => {
+        if (event.type === "started") void this.startWorker(event.index);
+        else this.workerExited(event.index);
+      },
+      log: o.log,
+    });
+    o.sessions.onEnd((session, reason) => this.ended(session, reason));
+  }
+
+  /** Starts every worker (each is then told its settings and starts accepting). */
+  start(): Result<void> {
+    const started = this.supervisor.start();
+    if (!started.ok) return started;
+    // Deno's child_process clears O_NONBLOCK on what it hands over, for this process's copy too.
+    const restored = this.o.kernel.restoreNonBlocking();
+    if (!restored.ok) this.o.log(logLine`workers: ${restored.error.message}`);
+    return ok(undefined);
+  }
+
+  /** The policy of the picked live sessions read again and sent to their workers; returns how many. */
+  reapply(pick: (session: Session) => boolean): number {
+    let sent = 0;
+    for (const [session, worker] of this.holder) {
+      if (!pick(session)) continue;
+      const policy = this.o.policySource.policyOf(session);
+      if (policy) this.sendPolicy(session, worker, policy as CompiledPolicy);
+      sent++;
+    }
+    return sent;
+  }
+
+  /** A user's changed policy, resolved by the control plane, to the worker carrying the session. */
+  applyPolicy(session: Session, policy: CompiledPolicy): boolean {
+    const worker = this.holder.get(session);
+    if (worker === undefined) return false;
+    this.sendPolicy(session, worker, policy);
+    return true;
+  }
+
+  limitRates(session: Session, up: number | undefined, down: number | undefined): void {
+    const worker = this.holder.get(session);
+    if (worker !== undefined) this.supervisor.note(worker, "rates", { sessionId: session.id, up, down });
+  }
+
+  /** A reload's certificate: to every running worker now, and to each one started later. */
+  setCertificate(certPem: string, keyPem: string): void {
+    this.o.start.certPem = certPem;
+    this.o.start.keyPem = keyPem;
+    for (let index = 0; index < this.o.kernel.tcp.length; index++) this.supervisor.note(index, "certificate", { certPem, keyPem });
+  }
+
+  /** Ends every worker (SIGTERM, then SIGKILL after a grace period) and closes the kernel objects. */
+  async stop(): Promise<void> {
+    await this.supervisor.stop(STOP_GRACE_MS);
+    this.o.kernel.close();
+  }
+
+  private fdsOf(index: number): number[] {
+    const { kernel } = this.o;
+    const fds: number[] = [];
+    fds[TUNNEL_WORKER_FDS.tcp] = kernel.tcp[index]!;
+    fds[TUNNEL_WORKER_FDS.tun] = kernel.tun.fds[index]!;
+    if (kernel.udp) fds[TUNNEL_WORKER_FDS.udp] = kernel.udp[index]!;
+    return fds;
+  }
+
+  private async startWorker(index: number): Promise<void> {
+    const { kernel } = this.o;
+    const started = await this.supervisor.request(index, "start", {
+      ...this.o.start,
+      tun: { name: kernel.tun.name, mtu: kernel.tun.mtu, vnetHeader: kernel.tun.vnetHeader },
+      dtls: kernel.udp !== undefined,
+    });
+    if (!started.ok) this.o.log(logLine`worker ${index}: could not start serving: ${started.error.code}: ${started.error.message}`);
+  }
+
+  private handlers(index: number): Handlers<TunnelProtocol["toMain"]> {
+    return {
+      login: async (body) => {
+        const outcome = await this.o.flow.handle({ ...body, answers: new Map(body.answers) });
+        const answer: WireLoginAnswer = outcome.kind === "success" ? { kind: "success", token: outcome.token, configHash: outcome.session.configHash } : outcome;
+        return ok(answer);
+      },
+      connect: (body) => {
+        const grant = grantConnect(new HeaderList(body.headers), { sessions: this.o.sessions, now: this.o.now, log: this.o.log }, this.o.pool, this.o.defaults());
+        if (grant.kind === "refuse") {
+          const { status, reason, headers, body: text } = grant.response;
+          return ok({ kind: "refuse" as const, response: { status, reason, headers: headers.map(([n, v]) => [n, v] as [string, string]), body: String(text ?? "") } });
+        }
+        const { session, params } = grant;
+        // Downstream packets to the session's address go to this worker's queue from now on.
+        const placed = this.o.kernel.place(session.address!, index);
+        if (!placed.ok) this.o.log(logLine`worker ${index}: session=${session.id} address not steered: ${placed.error.message}`);
+        return ok({ kind: "grant" as const, session: wireSession(session, this.o.policySource.groupRuleCount(session.group)), params, timeoutHeaders: grant.timeoutHeaders });
+      },
+    };
+  }
+
+  private onNote(index: number, op: keyof TunnelProtocol["toMain"]["notes"], body: unknown): void {
+    const { sessions } = this.o;
+    const find = (id: string) => sessions.findById(id);
+    switch (op) {
+      case "attached": {
+        const { sessionId, connection, info } = body as { sessionId: string; connection: number; info: WireConnectionInfo };
+        const session = find(sessionId);
+        if (!session) {
+          // It ended while the worker was connecting it: the worker lets go of it too.
+          this.supervisor.note(index, "end", { sessionId, reason: "cookie_expired" });
+          return;
+        }
+        const previous = this.holder.get(session);
+        // The client came back through another worker: the old one lets go of the session.
+        if (previous !== undefined && previous !== index) this.supervisor.note(previous, "end", { sessionId, reason: "replaced" });
+        this.holder.set(session, index);
+        sessions.attach(session, new WorkerConnection(index, connection, info));
+        this.o.log(logLine`tunnel session=${session.id} user=${session.user} worker=${index} client=${info.clientAddress}`);
+        return;
+      }
+      case "detached": {
+        const { sessionId, connection } = body as { sessionId: string; connection: number };
+        const session = find(sessionId);
+        const current = session?.connection;
+        if (session && current instanceof WorkerConnection && current.worker === index && current.id === connection) sessions.detach(session, current);
+        return;
+      }
+      case "ended": {
+        const { sessionId, reason } = body as { sessionId: string; reason: EndReason };
+        const session = find(sessionId);
+        if (session && this.holder.get(session) === index) sessions.end(session, reason);
+        return;
+      }
+      case "channel": {
+        const { sessionId, channel, cipher } = body as { sessionId: string; channel: "cstp" | "dtls"; cipher: string };
+        const session = find(sessionId);
+        if (!session) return;
+        if (session.connection instanceof WorkerConnection) session.connection.switched(channel, cipher);
+        sessions.channelChanged(session, channel, cipher);
+        return;
+      }
+      case "traffic": {
+        const { counts } = body as { counts: [string, number, number, number, number][] };
+        const now = this.o.now();
+        for (const [sessionId, packetsIn, packetsOut, bytesIn, bytesOut] of counts) {
+          const session = find(sessionId);
+          if (!session) continue;
+          session.traffic.addCounts(packetsIn, packetsOut, bytesIn, bytesOut);
+          if (packetsIn > 0 && session.connection instanceof WorkerConnection) session.connection.heardAt(now);
+        }
+        return;
+      }
+      case "dropNotice": {
+        const n = body as { sessionId: string; rule: PolicyDropCause; peer: string; protocol: number; port: number; drops: number };
+        const session = find(n.sessionId);
+        if (session) this.o.onDropNotice({ ...n, session });
+        return;
+      }
+    }
+  }
+
+  /**
+   * A worker died: its connections are gone with it. Its sessions wait for their clients like any
+   * lost connection (cookie timeout); a client that comes back lands on the restarted worker, which
+   * has the same member and queue.
+   */
+  private workerExited(index: number): void {
+    for (const [session, worker] of [...this.holder]) {
+      if (worker !== index) continue;
+      this.holder.delete(session);
+      const connection = session.connection;
+      if (connection instanceof WorkerConnection && connection.worker === index) this.o.sessions.detach(session, connection);
+    }
+  }
+
+  /** The session is over in the registry: its worker closes its connection, its address goes back. */
+  private ended(session: Session, reason: EndReason): void {
+    const worker = this.holder.get(session);
+    this.holder.delete(session);
+    if (worker !== undefined) this.supervisor.note(worker, "end", { sessionId: session.id, reason });
+    if (session.address !== undefined) {
+      this.o.kernel.remove(session.address);
+      this.o.pool.release(session.address);
+    }
+  }
+
+  private sendPolicy(session: Session, worker: number, policy: CompiledPolicy): void {
+    this.supervisor.note(worker, "policy", { sessionId: session.id, policy, groupRules: this.o.policySource.groupRuleCount(session.group) });
+  }
+}
+
+function wireSession(session: Session, groupRules: number): WireSession {
+  return {
+    id: session.id,
+    user: session.user,
+    group: session.group,
+    policy: session.policy,
+    groupRules,
+    configHash: session.configHash,
+    createdAt: session.createdAt,
+    tokenHash: session.tokenHash,
+    address: session.address!,
+    ...(session.maxLivePerUser !== undefined && { maxLivePerUser: session.maxLivePerUser }),
+  };
+}
+
+/**
+ * A session's connection as the main process sees it when a worker holds it. Ending it is the
+ * worker's: the registry's end listener tells the holder (SessionWorkers.ended), so close() here
+ * has nothing left to do.
+ */
+class WorkerConnection implements LiveConnection, ConnectionInfo {
+  readonly clientAddress: string;
+  readonly clientPort: number;
+  readonly userAgent: string;
+  readonly hostname: string;
+  readonly connectedAt: number;
+  readonly mtu: number;
+  channel: "cstp" | "dtls";
+  cipher: string;
+  /** When the worker last reported a packet from the client (its reports come once a second). */
+  private lastHeard: number;
+
+  constructor(
+    readonly worker: number,
+    readonly id: number,
+    info: WireConnectionInfo,
+  ) {
+    this.clientAddress = info.clientAddress;
+    this.clientPort = info.clientPort;
+    this.userAgent = info.userAgent;
+    this.hostname = info.hostname;
+    this.connectedAt = info.connectedAt;
+    this.mtu = info.mtu;
+    this.channel = info.channel;
+    this.cipher = info.cipher;
+    this.lastHeard = info.connectedAt;
+  }
+
+  get info(): ConnectionInfo {
+    return this;
+  }
+
+  lastRxAt(): number {
+    return this.lastHeard;
+  }
+
+  heardAt(now: number): void {
+    this.lastHeard = now;
+  }
+
+  switched(channel: "cstp" | "dtls", cipher: string): void {
+    this.channel = channel;
+    this.cipher = cipher;
+  }
+
+  close(_reason: EndReason): void {}
+}

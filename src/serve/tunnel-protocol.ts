@@ -1,0 +1,131 @@
+import { z } from "zod";
+import type { CompiledPolicy } from "../control/group-policy.ts";
+import type { TunnelParams } from "../tunnel/tunnel-params.ts";
+
+/**
+ * The messages between gw serve and a tunnel worker (docs/architecture.md §7): the worker holds
+ * TLS connections, their CSTP and DTLS channels and its TUN queue; the main process keeps the
+ * sessions, logins, pools and policies. Nothing here is per packet: a login, a CONNECT, a session
+ * attached or ended, counters once a second.
+ *
+ * Policies and tunnel parameters are the main process's own objects (the same program made them),
+ * checked for shape, not field by field.
+ */
+const sessionId = z.string().min(1).max(64);
+const text = (max: number) => z.string().max(max);
+const header = z.tuple([text(256), text(8192)]);
+const headers = z.array(header).max(512);
+const plainObject = <T>() => z.custom<T>((v) => typeof v === "object" && v !== null && !Array.isArray(v), "an object");
+
+/** A session as a worker carries it (SessionRegistry.adopt), with how many of its rules are its group's. */
+const sessionSnapshot = z.object({
+  id: sessionId,
+  user: text(256),
+  group: text(256),
+  policy: plainObject<CompiledPolicy>(),
+  groupRules: z.number().int().nonnegative(),
+  configHash: text(128),
+  createdAt: z.number(),
+  tokenHash: text(128),
+  address: z.number().int().nonnegative(),
+  maxLivePerUser: z.number().int().nonnegative().optional(),
+});
+export type WireSession = z.infer<typeof sessionSnapshot>;
+
+const endReason = z.enum(["logout", "cookie_expired", "admin", "server_stop", "dpd_timeout", "idle_timeout", "session_timeout", "replaced", "quota_exceeded", "account_expired"]);
+
+/** What the worker needs to serve: the certificate, the tunnel defaults, its TUN queue's facts. */
+const startBody = z.object({
+  certPem: text(65_536),
+  keyPem: text(65_536),
+  tun: z.object({ name: text(15), mtu: z.number().int(), vnetHeader: z.boolean() }),
+  dtls: z.boolean(),
+  /** The pool (its network and prefix), for the worker's policy compiler and anti-spoofing. */
+  pool: z.object({ network: z.number().int().nonnegative(), prefixLength: z.number().int().min(0).max(32) }),
+  /** Connections this worker holds at most (its own open-file limit's budget). */
+  maxOpen: z.number().int().positive(),
+  unauthenticated: z.number().int().positive(),
+});
+export type TunnelWorkerStart = z.infer<typeof startBody>;
+
+const loginBody = z.object({
+  contextId: text(256).optional(),
+  kind: z.enum(["init", "answer"]),
+  answers: z.array(z.tuple([text(256), text(8192)])).max(64),
+  group: text(256).optional(),
+  client: z.object({
+    peer: text(128),
+    ip: text(64),
+    capabilities: z.array(text(128)).max(32),
+    ssoDhPubkey: text(1024).optional(),
+  }),
+});
+export type WireLoginRequest = z.infer<typeof loginBody>;
+
+const loginAnswer = z.discriminatedUnion("kind", [
+  z.object({ kind: z.literal("form"), contextId: text(256), form: plainObject<import("../control/auth/login-form.ts").LoginForm>() }),
+  z.object({ kind: z.literal("success"), token: text(256), configHash: text(128) }),
+  z.object({ kind: z.literal("refused"), message: text(4096), retryAfterSeconds: z.number().optional() }),
+]);
+export type WireLoginAnswer = z.infer<typeof loginAnswer>;
+
+const connectAnswer = z.discriminatedUnion("kind", [
+  z.object({
+    kind: z.literal("refuse"),
+    response: z.object({ status: z.number().int(), reason: text(128), headers, body: text(8192) }),
+  }),
+  z.object({ kind: z.literal("grant"), session: sessionSnapshot, params: plainObject<TunnelParams>(), timeoutHeaders: headers }),
+]);
+export type WireConnectAnswer = z.infer<typeof connectAnswer>;
+
+const connectionInfo = z.object({
+  clientAddress: text(64),
+  clientPort: z.number().int(),
+  userAgent: text(1024),
+  hostname: text(1024),
+  connectedAt: z.number(),
+  channel: z.enum(["cstp", "dtls"]),
+  cipher: text(256),
+  mtu: z.number().int(),
+});
+export type WireConnectionInfo = z.infer<typeof connectionInfo>;
+
+/** [session id, packets in, packets out, bytes in, bytes out]: what moved since the last report. */
+const counts = z.tuple([sessionId, z.number(), z.number(), z.number(), z.number()]);
+
+export const tunnelProtocol = {
+  toWorker: {
+    requests: {
+      /** Sent after every (re)start: the worker adopts its descriptors and starts accepting. */
+      start: { body: startBody, answer: z.object({ udpPort: z.number().int().nullable() }) },
+    },
+    notes: {
+      /** The session is over (or carried by another worker now): close its connection, forget it. */
+      end: z.object({ sessionId, reason: endReason }),
+      /** A live session's policy changed (group, user or settings). */
+      policy: z.object({ sessionId, policy: plainObject<CompiledPolicy>(), groupRules: z.number().int().nonnegative() }),
+      /** A reload's certificate and key for the tunnel port. */
+      certificate: z.object({ certPem: text(65_536), keyPem: text(65_536) }),
+      /** A session's rates are capped (quota throttling); undefined lifts the cap. */
+      rates: z.object({ sessionId, up: z.number().optional(), down: z.number().optional() }),
+    },
+  },
+  toMain: {
+    requests: {
+      login: { body: loginBody, answer: loginAnswer },
+      connect: { body: z.object({ headers, clientIp: text(64) }), answer: connectAnswer },
+    },
+    notes: {
+      /** A connection of the session is up on this worker (its number tells it from the worker's others). */
+      attached: z.object({ sessionId, connection: z.number().int(), info: connectionInfo }),
+      /** The connection went away without a logout: the session waits for its client (cookie timeout). */
+      detached: z.object({ sessionId, connection: z.number().int() }),
+      /** The client logged out. */
+      ended: z.object({ sessionId, reason: endReason }),
+      channel: z.object({ sessionId, channel: z.enum(["cstp", "dtls"]), cipher: text(256) }),
+      traffic: z.object({ counts: z.array(counts).max(100_000) }),
+      dropNotice: z.object({ sessionId, rule: z.union([z.number().int(), text(64)]), peer: text(128), protocol: z.number().int(), port: z.number().int(), drops: z.number().int() }),
+    },
+  },
+};
+export type TunnelProtocol = typeof tunnelProtocol;

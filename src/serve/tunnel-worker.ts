@@ -1,0 +1,281 @@
+import type { Server } from "node:tls";
+import type { CompiledPolicy } from "../control/group-policy.ts";
+import { SessionRegistry, type LiveConnection, type Session } from "../control/sessions.ts";
+import { DataPlane } from "../dataplane/data-plane.ts";
+import { ok, type Result } from "../errors.ts";
+import { ConnectionAdmission } from "../front/connection-admission.ts";
+import { FrontCounters } from "../front/front-counters.ts";
+import { FRONT_LIMITS } from "../front/front-limits.ts";
+import type { HttpRequest } from "../front/http-head.ts";
+import { serveConnection, type TunnelFront } from "../front/http-connection.ts";
+import { listenTls, tlsContextOptions } from "../front/tls-listener.ts";
+import { logLine } from "../log/log-line.ts";
+import { DropCounters } from "../net/drop-counters.ts";
+import { PolicyCompiler } from "../net/policy-compiler.ts";
+import type { TrafficCounters } from "../net/traffic-counters.ts";
+import type { CreateGcmKey } from "../runtime/gcm.ts";
+import type { AdoptTun, TunDevice } from "../runtime/tun.ts";
+import type { AdoptUdp, UdpSocket } from "../runtime/udp.ts";
+import type { ConnectGrant } from "../tunnel/connect-handler.ts";
+import { createPskExporter } from "../tunnel/psk-exporter.ts";
+import type { LoginAnswer, LoginHandler } from "../front/auth-endpoint.ts";
+import { tunnelProtocol, type TunnelProtocol, type TunnelWorkerStart, type WireSession } from "./tunnel-protocol.ts";
+import type { RoleInstance, WorkerContext, WorkerRole } from "./worker-role.ts";
+
+/** What a tunnel worker takes from its runtime. */
+export interface TunnelWorkerDeps {
+  adoptTun: AdoptTun;
+  adoptUdp: AdoptUdp;
+  createGcmKey?: CreateGcmKey;
+  now?(): number;
+}
+
+/** The descriptors a tunnel worker gets, in this order (session-workers.ts hands them). */
+export const TUNNEL_WORKER_FDS = { tcp: 0, tun: 1, udp: 2 } as const;
+
+/** How often a worker reports what its sessions moved (the usage ledger reads once a second too). */
+const REPORT_MS = 1000;
+
+/**
+ * `gw __worker tunnel N`: one worker process of `gw serve --workers N` (docs/architecture.md §7).
+ * It accepts on its member of the steered TLS group, answers logins and CONNECTs by asking the main
+ * process, and carries its sessions' packets with its own data plane over its TUN queue and UDP
+ * member. Its session registry holds mirrors of the main process's sessions: the main process
+ * decides when a session ends; the worker tells it what happens to its connections.
+ */
+export function tunnelRole(deps: TunnelWorkerDeps): WorkerRole<TunnelProtocol> {
+  return { protocol: tunnelProtocol, start: (context) => new TunnelWorker(context, deps).instance() };
+}
+
+class TunnelWorker {
+  private readonly now: () => number;
+  private readonly registry: SessionRegistry;
+  private plane: DataPlane | undefined;
+  private server: Server | undefined;
+  private started: Promise<Result<{ udpPort: number | null }>> | undefined;
+  /** Each connection's number, as the main process knows it (attached/detached notes). */
+  private readonly connectionIds = new WeakMap<LiveConnection, number>();
+  private nextConnectionId = 1;
+  /** Sessions the main process ended here: their end is not reported back. */
+  private readonly endedByMain = new WeakSet<Session>();
+  /** How many of a group's rules are the group's own (for drop labels), as the main process said. */
+  private readonly groupRules = new Map<string, number>();
+  private readonly sessionOfCounters = new WeakMap<TrafficCounters, Session>();
+
+  constructor(
+    private readonly context: WorkerContext<TunnelProtocol>,
+    private readonly deps: TunnelWorkerDeps,
+  ) {
+    this.now = deps.now ?? Date.now;
+    // Cookie expiry and timeouts are the main process's: this registry is never swept.
+    this.registry = new SessionRegistry(Number.MAX_SAFE_INTEGER, this.now);
+    this.registry.onCreate((session) => this.sessionOfCounters.set(session.traffic, session));
+    this.registry.onAttach((session, connection) => this.attached(session, connection));
+    this.registry.onDetach((session, connection) => {
+      const id = this.connectionIds.get(connection);
+      if (id !== undefined) this.context.main.note("detached", { sessionId: session.id, connection: id });
+    });
+    this.registry.onChannelChange((session, channel, cipher) => this.context.main.note("channel", { sessionId: session.id, channel, cipher }));
+    this.registry.onEnd((session, reason) => {
+      this.plane?.endSession(session);
+      if (!this.endedByMain.has(session)) this.context.main.note("ended", { sessionId: session.id, reason });
+    });
+  }
+
+  instance(): RoleInstance<TunnelProtocol> {
+    return {
+      handlers: {
+        start: (body) => {
+          // A repeated start (the main process's retry) gets the first one's answer.
+          this.started ??= this.start(body);
+          return this.started;
+        },
+      },
+      onNote: (op, body) => this.onNote(op, body),
+    };
+  }
+
+  private async start(config: TunnelWorkerStart): Promise<Result<{ udpPort: number | null }>> {
+    const { fds, log } = this.context;
+    const tun = await this.deps.adoptTun({ fd: fds[TUNNEL_WORKER_FDS.tun]!, name: config.tun.name, mtu: config.tun.mtu, vnetHeader: config.tun.vnetHeader, log });
+    if (!tun.ok) return tun;
+    let udp: UdpSocket | undefined;
+    if (config.dtls) {
+      const adopted = await this.deps.adoptUdp(fds[TUNNEL_WORKER_FDS.udp]!);
+      if (!adopted.ok) {
+        tun.value.close();
+        return adopted;
+      }
+      udp = adopted.value;
+    }
+    const plane = this.buildPlane(config, tun.value, udp);
+    const front: TunnelFront = {
+      plane,
+      flow: this.remoteLogin(),
+      grant: (request, clientIp) => this.remoteGrant(request, clientIp),
+      exportPsk: createPskExporter(log),
+      counters: new FrontCounters(),
+    };
+    const listening = await listenTls({
+      host: "",
+      port: 0,
+      fd: fds[TUNNEL_WORKER_FDS.tcp]!,
+      certPem: config.certPem,
+      keyPem: config.keyPem,
+      guard: {
+        admission: new ConnectionAdmission({ maxPerAddress: FRONT_LIMITS.maxUnauthenticatedPerAddress, maxTotal: config.unauthenticated }),
+        counters: front.counters,
+        handshakeMs: FRONT_LIMITS.handshakeMs,
+        maxOpen: config.maxOpen,
+        onPause: (open) => log(logLine`worker ${this.context.index}: ${open} connections hold its descriptors: new ones are closed until some end`),
+        onResumeError: () => {},
+      },
+      onConnection: (socket, slot) => serveConnection(socket, front, slot),
+    });
+    if (!listening.ok) {
+      plane.close();
+      return listening;
+    }
+    this.server = listening.value;
+    this.plane = plane;
+    const timer = setInterval(() => this.everySecond(), REPORT_MS);
+    timer.unref?.();
+    return ok({ udpPort: plane.dtls?.port ?? null });
+  }
+
+  private buildPlane(config: TunnelWorkerStart, tun: TunDevice, udp: UdpSocket | undefined): DataPlane {
+    return new DataPlane({
+      tun,
+      udp,
+      dtlsHandshake: { gcm: this.deps.createGcmKey },
+      sessions: this.registry,
+      // The main process's pool leased the address and takes it back when the session ends.
+      pool: { release: () => {} },
+      compiler: new PolicyCompiler([{ network: config.pool.network, prefixLength: config.pool.prefixLength }]),
+      // A session's policy is the one the main process sent last (at CONNECT, or a change since).
+      policySource: { policyOf: (session) => session.policy, groupRuleCount: (group) => this.groupRules.get(group) ?? 0 },
+      drops: new DropCounters(),
+      now: this.now,
+      log: this.context.log,
+      onDropNotice: (n) =>
+        this.context.main.note("dropNotice", { sessionId: n.session.id, rule: n.rule, peer: n.peer, protocol: n.protocol, port: n.port, drops: n.drops }),
+    });
+  }
+
+  /** Logins run in the main process (its users, guard and hasher); this worker carries the forms. */
+  private remoteLogin(): LoginHandler {
+    return {
+      handle: async (request): Promise<LoginAnswer> => {
+        const asked = await this.context.main.request("login", {
+          contextId: request.contextId,
+          kind: request.kind,
+          answers: [...request.answers],
+          group: request.group,
+          client: { peer: request.client.peer, ip: request.client.ip, capabilities: [...request.client.capabilities], ssoDhPubkey: request.client.ssoDhPubkey },
+        });
+        if (!asked.ok) return { kind: "refused", message: "the gateway could not check the login now: try again" };
+        const answer = asked.value;
+        if (answer.kind === "success") return { kind: "success", token: answer.token, session: { configHash: answer.configHash } };
+        return answer;
+      },
+    };
+  }
+
+  /** The CONNECT's grant from the main process; the session becomes (or stays) a mirror here. */
+  private async remoteGrant(request: HttpRequest, clientIp: string): Promise<ConnectGrant> {
+    const asked = await this.context.main.request("connect", { headers: [...request.headers].map(([n, v]) => [n, v] as [string, string]), clientIp });
+    if (!asked.ok) return unavailable(asked.error.message);
+    const answer = asked.value;
+    if (answer.kind === "refuse") return { kind: "refuse", response: answer.response };
+    const session = this.mirror(answer.session);
+    return { kind: "grant", session, params: { ...answer.params, policy: session.policy }, timeoutHeaders: answer.timeoutHeaders };
+  }
+
+  private mirror(wire: WireSession): Session {
+    this.groupRules.set(wire.group, wire.groupRules);
+    const { groupRules: _, ...snapshot } = wire;
+    const session = this.registry.adopt(snapshot);
+    if (session.policy !== wire.policy) this.setPolicy(session, wire.policy);
+    return session;
+  }
+
+  private setPolicy(session: Session, policy: CompiledPolicy): void {
+    (session as { policy: CompiledPolicy }).policy = policy;
+    this.plane?.firewalls.applyPolicy(session, policy);
+  }
+
+  private attached(session: Session, connection: LiveConnection): void {
+    const id = this.nextConnectionId++;
+    this.connectionIds.set(connection, id);
+    const info = connection.info;
+    this.context.main.note("attached", {
+      sessionId: session.id,
+      connection: id,
+      info: {
+        clientAddress: info.clientAddress,
+        clientPort: info.clientPort,
+        userAgent: info.userAgent,
+        hostname: info.hostname,
+        connectedAt: info.connectedAt,
+        channel: info.channel,
+        cipher: info.cipher,
+        mtu: info.mtu,
+      },
+    });
+  }
+
+  private onNote(op: keyof TunnelProtocol["toWorker"]["notes"], body: unknown): void {
+    switch (op) {
+      case "end": {
+        const { sessionId, reason } = body as { sessionId: string; reason: Parameters<SessionRegistry["end"]>[1] };
+        const session = this.registry.findById(sessionId);
+        if (!session) return;
+        this.endedByMain.add(session);
+        this.registry.end(session, reason);
+        return;
+      }
+      case "policy": {
+        const { sessionId, policy, groupRules } = body as { sessionId: string; policy: CompiledPolicy; groupRules: number };
+        const session = this.registry.findById(sessionId);
+        if (!session) return;
+        this.groupRules.set(session.group, groupRules);
+        this.setPolicy(session, policy);
+        return;
+      }
+      case "certificate": {
+        const { certPem, keyPem } = body as { certPem: string; keyPem: string };
+        this.server?.setSecureContext(tlsContextOptions(certPem, keyPem));
+        return;
+      }
+      case "rates": {
+        const { sessionId, up, down } = body as { sessionId: string; up?: number; down?: number };
+        const session = this.registry.findById(sessionId);
+        if (session) this.plane?.firewalls.limitRates(session, { up, down });
+        return;
+      }
+    }
+  }
+
+  /** DPD and handshake deadlines, and what each session moved since the last report (then zeroed here). */
+  private everySecond(): void {
+    const now = this.now();
+    this.plane?.tick(now);
+    const counts: [string, number, number, number, number][] = [];
+    for (const counters of this.registry.touched.drain(now)) {
+      const session = this.sessionOfCounters.get(counters);
+      if (!session || session.ended) continue;
+      counts.push([session.id, counters.packetsIn, counters.packetsOut, counters.bytesIn, counters.bytesOut]);
+      counters.packetsIn = counters.packetsOut = counters.bytesIn = counters.bytesOut = 0;
+    }
+    if (counts.length > 0) this.context.main.note("traffic", { counts });
+  }
+}
+
+function unavailable(why: string): ConnectGrant {
+  const message = `the gateway cannot open the tunnel now (${why}): try again`;
+  return {
+    kind: "refuse",
+    response: { status: 503, reason: "Service Unavailable", headers: [["X-Reason", message], ["Connection", "close"]], body: `${message}\n` },
+  };
+}
+
