@@ -385,7 +385,7 @@ export async function startGateway(config: GatewayConfig, deps: GatewayDeps): Pr
       onDropNotice: (n) =>
         control.events.emit({ type: "policy.drop", session: n.session.id, user: n.session.user, group: n.session.group, rule: n.rule, peer: n.peer, protocol: n.protocol, port: n.port, drops: n.drops }),
     });
-    const started = workers.start();
+    const started = await workers.start();
     if (!started.ok) return fail(started);
     const running = workers;
     tunnelPort = { setSecureContext: (options) => running.setCertificate(String(options.cert), String(options.key)), close: () => running.stop() };

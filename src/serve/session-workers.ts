@@ -1,7 +1,7 @@
 import type { LoginFlow } from "../control/auth/login-flow.ts";
 import type { CompiledPolicy } from "../control/group-policy.ts";
 import type { ConnectionInfo, EndReason, LiveConnection, Session, SessionRegistry } from "../control/sessions.ts";
-import { ok, type Result } from "../errors.ts";
+import { err, ok, type Result } from "../errors.ts";
 import { HeaderList } from "../front/http-head.ts";
 import { logLine, type Log } from "../log/log-line.ts";
 import type { AddressPool } from "../net/address-pool.ts";
@@ -49,6 +49,8 @@ export class SessionWorkers {
   private readonly supervisor: WorkerSupervisor<TunnelProtocol>;
   /** Which worker carries each session now. */
   private readonly holder = new Map<Session, number>();
+  /** Each worker's first start, awaited by start(). */
+  private readonly firstStarts = new Map<number, (result: Result<unknown>) => void>();
 
   constructor(private readonly o: SessionWorkersOptions) {
     const { kernel } = o;
@@ -70,13 +72,22 @@ export class SessionWorkers {
     o.sessions.onEnd((session, reason) => this.ended(session, reason));
   }
 
-  /** Starts every worker (each is then told its settings and starts accepting). */
-  start(): Result<void> {
+  /**
+   * Starts every worker and waits until each has taken its settings and accepts: a worker that
+   * cannot (its descriptors refused by the runtime, say) fails gw serve's start with its reason.
+   */
+  async start(): Promise<Result<void>> {
+    const first = this.o.kernel.tcp.map((_, index) => new Promise<Result<unknown>>((resolve) => this.firstStarts.set(index, resolve)));
     const started = this.supervisor.start();
     if (!started.ok) return started;
     // Deno's child_process clears O_NONBLOCK on what it hands over, for this process's copy too.
     const restored = this.o.kernel.restoreNonBlocking();
     if (!restored.ok) this.o.log(logLine`workers: ${restored.error.message}`);
+    for (const [index, result] of (await Promise.all(first)).entries()) {
+      if (result.ok) continue;
+      await this.supervisor.stop(STOP_GRACE_MS);
+      return err(result.error.code, `worker ${index} could not start serving: ${result.error.message}`);
+    }
     return ok(undefined);
   }
 
@@ -134,7 +145,10 @@ export class SessionWorkers {
       tun: { name: kernel.tun.name, mtu: kernel.tun.mtu, vnetHeader: kernel.tun.vnetHeader },
       dtls: kernel.udp !== undefined,
     });
-    if (!started.ok) this.o.log(logLine`worker ${index}: could not start serving: ${started.error.code}: ${started.error.message}`);
+    const first = this.firstStarts.get(index);
+    this.firstStarts.delete(index);
+    if (first) first(started);
+    else if (!started.ok) this.o.log(logLine`worker ${index}: could not start serving: ${started.error.code}: ${started.error.message}`);
   }
 
   private handlers(index: number): Handlers<TunnelProtocol["toMain"]> {

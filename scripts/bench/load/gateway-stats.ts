@@ -1,8 +1,8 @@
 /**
- * The gateway process as /proc shows it: resident and proportional memory, CPU time. Read by the
- * runner (same PID namespace as the gateway, whatever the network namespace).
+ * The gateway process and its workers as /proc shows them: resident and proportional memory, CPU
+ * time. Read by the runner (same PID namespace as the gateway, whatever the network namespace).
  */
-import { readFileSync } from "node:fs";
+import { readdirSync, readFileSync } from "node:fs";
 
 export interface GatewaySample {
   at: number;
@@ -16,18 +16,71 @@ export interface GatewaySample {
 /** Linux's USER_HZ: /proc/PID/stat counts CPU time in 1/100 s on every architecture gw runs on. */
 const TICKS_PER_SECOND = 100;
 
-export function sampleGateway(pid: number): GatewaySample {
-  const status = readFileSync(`/proc/${pid}/status`, "utf8");
-  const rssKiB = Number(/^VmRSS:\s+(\d+) kB/m.exec(status)?.[1] ?? NaN);
-  let pssKiB: number | undefined;
-  try {
-    pssKiB = Number(/^Pss:\s+(\d+) kB/m.exec(readFileSync(`/proc/${pid}/smaps_rollup`, "utf8"))?.[1] ?? NaN);
-  } catch {}
-  // Fields after "(comm) ": state is field 3, utime 14, stime 15 (1-based), so 11 and 12 here.
-  const stat = readFileSync(`/proc/${pid}/stat`, "utf8");
-  const fields = stat.slice(stat.lastIndexOf(") ") + 2).split(" ");
-  const cpuSeconds = (Number(fields[11]) + Number(fields[12])) / TICKS_PER_SECOND;
+/**
+ * The gateway and its worker processes (gw serve --workers N), summed: memory and CPU of the whole
+ * process tree under `pid`, as they are now (a worker that exited is no longer counted).
+ */
+export function sampleGateway(pid: number, proc = "/proc"): GatewaySample {
+  let rssKiB = 0;
+  let pssKiB: number | undefined = 0;
+  let cpuSeconds = 0;
+  for (const member of processTree(pid, proc)) {
+    const one = sampleProcess(member, proc);
+    if (!one) continue;
+    rssKiB += one.rssKiB;
+    pssKiB = pssKiB === undefined || one.pssKiB === undefined ? undefined : pssKiB + one.pssKiB;
+    cpuSeconds += one.cpuSeconds;
+  }
   return { at: Date.now(), rssKiB, pssKiB, cpuSeconds };
+}
+
+/** `pid` and every process below it, from each process's parent in /proc/N/stat. */
+export function processTree(pid: number, proc = "/proc"): number[] {
+  const children = new Map<number, number[]>();
+  for (const name of readdirSync(proc)) {
+    if (!/^\d+$/.test(name)) continue;
+    const fields = statFields(Number(name), proc);
+    if (!fields) continue;
+    const parent = Number(fields[1]);
+    const list = children.get(parent);
+    if (list) list.push(Number(name));
+    else children.set(parent, [Number(name)]);
+  }
+  const tree: number[] = [];
+  const walk = [pid];
+  while (walk.length > 0) {
+    const next = walk.pop()!;
+    tree.push(next);
+    walk.push(...(children.get(next) ?? []));
+  }
+  return tree;
+}
+
+function sampleProcess(pid: number, proc: string): Omit<GatewaySample, "at"> | undefined {
+  try {
+    const status = readFileSync(`${proc}/${pid}/status`, "utf8");
+    const rssKiB = Number(/^VmRSS:\s+(\d+) kB/m.exec(status)?.[1] ?? NaN);
+    let pssKiB: number | undefined;
+    try {
+      pssKiB = Number(/^Pss:\s+(\d+) kB/m.exec(readFileSync(`${proc}/${pid}/smaps_rollup`, "utf8"))?.[1] ?? NaN);
+    } catch {}
+    const fields = statFields(pid, proc);
+    if (!fields) return undefined;
+    // After "(comm) ": state is field 3, utime 14, stime 15 (1-based), so 11 and 12 here.
+    return { rssKiB, pssKiB, cpuSeconds: (Number(fields[11]) + Number(fields[12])) / TICKS_PER_SECOND };
+  } catch {
+    return undefined; // gone meanwhile
+  }
+}
+
+/** The fields of /proc/N/stat after "(comm) " (state first, then the parent's pid). */
+function statFields(pid: number, proc: string): string[] | undefined {
+  try {
+    const stat = readFileSync(`${proc}/${pid}/stat`, "utf8");
+    return stat.slice(stat.lastIndexOf(") ") + 2).split(" ");
+  } catch {
+    return undefined;
+  }
 }
 
 /** Share of one core the gateway used between two samples, in percent. */
