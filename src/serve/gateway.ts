@@ -277,7 +277,8 @@ export async function startGateway(config: GatewayConfig, deps: GatewayDeps): Pr
       pool: () => ({ cidr: formatCidr(poolCidr.value), capacity: pool.capacity, used: pool.used }),
       ...(pool6 && { pool6: () => ({ cidr: formatIpv6Cidr(pool6.cidr), capacity: pool6.capacity, used: pool6.used }) }),
       drops,
-      front: () => ({ unauthenticated: admission.count(), refused: Object.fromEntries(frontCounters.refused), timedOut: Object.fromEntries(frontCounters.timedOut) }),
+      front: () =>
+        workers ? workers.frontStats() : { unauthenticated: admission.count(), refused: Object.fromEntries(frontCounters.refused), timedOut: Object.fromEntries(frontCounters.timedOut) },
       settings: {
         current: () => settingsOf(config),
         flagged: deps.flagged ?? [],
@@ -382,6 +383,7 @@ export async function startGateway(config: GatewayConfig, deps: GatewayDeps): Pr
       },
       now,
       log: deps.log,
+      drops,
       onDropNotice: (n) =>
         control.events.emit({ type: "policy.drop", session: n.session.id, user: n.session.user, group: n.session.group, rule: n.rule, peer: n.peer, protocol: n.protocol, port: n.port, drops: n.drops }),
     });

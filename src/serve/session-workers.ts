@@ -5,13 +5,13 @@ import { err, ok, type Result } from "../errors.ts";
 import { HeaderList } from "../front/http-head.ts";
 import { logLine, type Log } from "../log/log-line.ts";
 import type { AddressPool } from "../net/address-pool.ts";
-import type { PolicyDropCause } from "../net/drop-counters.ts";
+import type { DropCounters, DropReason, PolicyDropCause } from "../net/drop-counters.ts";
 import type { PolicySource } from "../net/session-firewalls.ts";
 import type { SpawnChild } from "../runtime/worker-process.ts";
 import type { WorkerKernel } from "../runtime/worker-kernel.ts";
 import { grantConnect } from "../tunnel/connect-handler.ts";
 import type { TunnelDefaults } from "../tunnel/tunnel-params.ts";
-import { tunnelProtocol, type TunnelProtocol, type TunnelWorkerStart, type WireConnectionInfo, type WireLoginAnswer, type WireSession } from "./tunnel-protocol.ts";
+import { tunnelProtocol, type TunnelProtocol, type TunnelWorkerStart, type WireConnectionInfo, type WireLoginAnswer, type WireSession, type WorkerCounters } from "./tunnel-protocol.ts";
 import { TUNNEL_WORKER_FDS } from "./tunnel-worker.ts";
 import { workerArgv } from "./worker-argv.ts";
 import type { Handlers } from "./worker-channel.ts";
@@ -31,6 +31,8 @@ export interface SessionWorkersOptions {
   start: Omit<TunnelWorkerStart, "tun" | "dtls">;
   now(): number;
   log: Log;
+  /** The gateway's drop counters (gw status, /metrics): the workers' totals are summed into them. */
+  drops: DropCounters;
   /** A worker's policy drop, for the event stream. */
   onDropNotice(notice: { session: Session; rule: PolicyDropCause; peer: string; protocol: number; port: number; drops: number }): void;
 }
@@ -49,6 +51,8 @@ export class SessionWorkers {
   private readonly supervisor: WorkerSupervisor<TunnelProtocol>;
   /** Which worker carries each session now. */
   private readonly holder = new Map<Session, number>();
+  /** Each worker's last counters report. */
+  private readonly counters = new Map<number, WorkerCounters>();
   /** Each worker's first start, awaited by start(). */
   private readonly firstStarts = new Map<number, (result: Result<unknown>) => void>();
 
@@ -225,6 +229,12 @@ export class SessionWorkers {
         }
         return;
       }
+      case "counters": {
+        // Totals since the worker started: a restarted worker's count starts again from its restart.
+        this.counters.set(index, body as WorkerCounters);
+        this.mergeDrops();
+        return;
+      }
       case "dropNotice": {
         const n = body as { sessionId: string; rule: PolicyDropCause; peer: string; protocol: number; port: number; drops: number };
         const session = find(n.sessionId);
@@ -245,6 +255,32 @@ export class SessionWorkers {
       this.holder.delete(session);
       const connection = session.connection;
       if (connection instanceof WorkerConnection && connection.worker === index) this.o.sessions.detach(session, connection);
+    }
+  }
+
+  /** What the login fronts of all workers count (gw status, /metrics), from their last reports. */
+  frontStats(): { unauthenticated: number; refused: Record<string, number>; timedOut: Record<string, number> } {
+    const sum = (pick: (c: WorkerCounters) => [string, number][]) => {
+      const total: Record<string, number> = {};
+      for (const c of this.counters.values()) for (const [key, n] of pick(c)) total[key] = (total[key] ?? 0) + n;
+      return total;
+    };
+    let unauthenticated = 0;
+    for (const c of this.counters.values()) unauthenticated += c.unauthenticated;
+    return { unauthenticated, refused: sum((c) => c.refused), timedOut: sum((c) => c.timedOut) };
+  }
+
+  /** The workers' drop counters summed into the main process's (which has no data path of its own). */
+  private mergeDrops(): void {
+    const { drops } = this.o;
+    drops.byReason.clear();
+    drops.byRule.clear();
+    for (const c of this.counters.values()) {
+      for (const [reason, n] of c.drops) drops.byReason.set(reason as DropReason, (drops.byReason.get(reason as DropReason) ?? 0) + n);
+      for (const [group, causes] of c.rules) {
+        const counts = drops.ruleCounts(group);
+        for (const [cause, n] of causes) counts.set(cause as PolicyDropCause, (counts.get(cause as PolicyDropCause) ?? 0) + n);
+      }
     }
   }
 

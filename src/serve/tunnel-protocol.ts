@@ -93,6 +93,17 @@ export type WireConnectionInfo = z.infer<typeof connectionInfo>;
 /** [session id, packets in, packets out, bytes in, bytes out]: what moved since the last report. */
 const counts = z.tuple([sessionId, z.number(), z.number(), z.number(), z.number()]);
 
+const tally = z.array(z.tuple([text(64), z.number().nonnegative()])).max(256);
+const workerCounters = z.object({
+  drops: tally,
+  /** Policy drops by group, then by cause (a rule's index or a reason). */
+  rules: z.array(z.tuple([text(256), z.array(z.tuple([z.union([z.number().int(), text(64)]), z.number().nonnegative()])).max(1024)])).max(4096),
+  refused: tally,
+  timedOut: tally,
+  unauthenticated: z.number().int().nonnegative(),
+});
+export type WorkerCounters = z.infer<typeof workerCounters>;
+
 export const tunnelProtocol = {
   toWorker: {
     requests: {
@@ -124,6 +135,8 @@ export const tunnelProtocol = {
       ended: z.object({ sessionId, reason: endReason }),
       channel: z.object({ sessionId, channel: z.enum(["cstp", "dtls"]), cipher: text(256) }),
       traffic: z.object({ counts: z.array(counts).max(100_000) }),
+      /** The worker's drop and login-front counters so far (totals, not increments), once a second. */
+      counters: workerCounters,
       dropNotice: z.object({ sessionId, rule: z.union([z.number().int(), text(64)]), peer: text(128), protocol: z.number().int(), port: z.number().int(), drops: z.number().int() }),
     },
   },

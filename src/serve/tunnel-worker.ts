@@ -61,6 +61,9 @@ class TunnelWorker {
   /** How many of a group's rules are the group's own (for drop labels), as the main process said. */
   private readonly groupRules = new Map<string, number>();
   private readonly sessionOfCounters = new WeakMap<TrafficCounters, Session>();
+  private readonly drops = new DropCounters();
+  private readonly frontCounters = new FrontCounters();
+  private admission: ConnectionAdmission | undefined;
 
   constructor(
     private readonly context: WorkerContext<TunnelProtocol>,
@@ -114,8 +117,9 @@ class TunnelWorker {
       flow: this.remoteLogin(),
       grant: (request, clientIp) => this.remoteGrant(request, clientIp),
       exportPsk: createPskExporter(log),
-      counters: new FrontCounters(),
+      counters: this.frontCounters,
     };
+    const admission = (this.admission = new ConnectionAdmission({ maxPerAddress: FRONT_LIMITS.maxUnauthenticatedPerAddress, maxTotal: config.unauthenticated }));
     const listening = await listenTls({
       host: "",
       port: 0,
@@ -123,7 +127,7 @@ class TunnelWorker {
       certPem: config.certPem,
       keyPem: config.keyPem,
       guard: {
-        admission: new ConnectionAdmission({ maxPerAddress: FRONT_LIMITS.maxUnauthenticatedPerAddress, maxTotal: config.unauthenticated }),
+        admission,
         counters: front.counters,
         handshakeMs: FRONT_LIMITS.handshakeMs,
         maxOpen: config.maxOpen,
@@ -154,7 +158,7 @@ class TunnelWorker {
       compiler: new PolicyCompiler([{ network: config.pool.network, prefixLength: config.pool.prefixLength }]),
       // A session's policy is the one the main process sent last (at CONNECT, or a change since).
       policySource: { policyOf: (session) => session.policy, groupRuleCount: (group) => this.groupRules.get(group) ?? 0 },
-      drops: new DropCounters(),
+      drops: this.drops,
       now: this.now,
       log: this.context.log,
       onDropNotice: (n) =>
@@ -268,6 +272,13 @@ class TunnelWorker {
       counters.packetsIn = counters.packetsOut = counters.bytesIn = counters.bytesOut = 0;
     }
     if (counts.length > 0) this.context.main.note("traffic", { counts });
+    this.context.main.note("counters", {
+      drops: [...this.drops.byReason],
+      rules: [...this.drops.byRule].map(([group, causes]) => [group, [...causes]]),
+      refused: [...this.frontCounters.refused],
+      timedOut: [...this.frontCounters.timedOut],
+      unauthenticated: this.admission?.count() ?? 0,
+    });
   }
 }
 

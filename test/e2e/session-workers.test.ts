@@ -113,6 +113,21 @@ describe.skipIf(!e2eAvailable())("gw serve --workers 2 with openconnect", () => 
     }, 120_000);
   }
 
+  test("the workers' drop counters reach gw status: pings from the LAN to a pool address no session holds are counted as no_route", async () => {
+    const before = JSON.parse(inGw(["status", "--json"])).drops.no_route ?? 0;
+    // Unplaced addresses go to worker 0's queue, whose router has no session for them.
+    try {
+      run(topology.lan, ["ping", "-c", "3", "-i", "0.2", "-W", "1", "10.10.0.250"]);
+    } catch {}
+    const deadline = Date.now() + 5_000;
+    let after = before;
+    while (after < before + 3 && Date.now() < deadline) {
+      await new Promise((r) => setTimeout(r, 300));
+      after = JSON.parse(inGw(["status", "--json"])).drops.no_route ?? 0;
+    }
+    expect(after).toBeGreaterThanOrEqual(before + 3);
+  }, 30_000);
+
   test("a worker killed under a live session is restarted; openconnect reconnects with its cookie through it and the tunnel carries traffic again", async () => {
     const oc = await connect(sources[1]!);
     await oc.waitFor(DTLS_UP_LINE, 15_000);
