@@ -4,8 +4,9 @@
  * gateway costs: per-session memory at N, idle CPU while holding, logins/s, and memory after
  * every session logged out. Not a test: figures. Root; `npm run build` first.
  *   bun scripts/bench/sessions-at-scale.ts [--sessions 1000] [--dtls psk|legacy|none] [--hold 60]
- *     [--processes 4] [--churn SECONDS] [--variant binary|sources]
- * 20,000 sessions need an open-file limit above 2 × N for gw (one TCP + one UDP socket each).
+ *     [--processes 4] [--churn SECONDS] [--variant binary|sources] [--workers N]
+ * One gw process holds at most 18,880 sessions under an open-file limit of 20,000 (one TCP
+ * descriptor each, descriptor-budget.ts); --workers 2 gives each worker process its own limit.
  */
 import { execFileSync, spawn } from "node:child_process";
 import { existsSync, rmSync } from "node:fs";
@@ -24,6 +25,7 @@ const { values } = parseArgs({
     churn: { type: "string", default: "0" },
     users: { type: "string", default: "20" },
     variant: { type: "string" },
+    workers: { type: "string", default: "1" },
   },
 });
 const sessions = Number(values.sessions);
@@ -57,11 +59,12 @@ try {
   const set = gwCli(variant, ["config", "set", "-", "--data-dir", dataDir], JSON.stringify(settings));
   if (set.code !== 0) throw new Error(`gw config set failed: ${set.stderr}`);
   for (const a of sources) execFileSync("ip", ["-n", topology.client, "addr", "add", `${a}/24`, "dev", topology.clientInterface]);
-  const gw = await startGw(variant, topology, procs, dataDir);
+  const workers = Number(values.workers);
+  const gw = await startGw(variant, topology, procs, dataDir, workers > 1 ? ["--workers", String(workers)] : []);
   const pid = gw.process.child.pid!;
   // The idle figure is taken by the runner (after the warm-up below); give the fresh process a moment to finish starting.
   await new Promise((r) => setTimeout(r, 3000));
-  console.log(`sessions-at-scale: gw (${variant}) pid ${pid}, pool ${settings.pool}, ${users} users, ${sources.length} source addresses`);
+  console.log(`sessions-at-scale: gw (${variant}) pid ${pid}, ${workers > 1 ? `${workers} worker processes (figures: the whole process tree)` : "one process"}, pool ${settings.pool}, ${users} users, ${sources.length} source addresses`);
   const argv = [
     ...topology.exec(topology.client),
     process.execPath,

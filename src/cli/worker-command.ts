@@ -1,8 +1,9 @@
 import { defineCommand, type ArgsDef, type CommandDef } from "citty";
 import { logLine } from "../log/log-line.ts";
 import { createLogSink } from "../log/log-sink.ts";
+import { createJsonLogSink } from "../log/json-log-sink.ts";
 import { runtime } from "../runtime/current.ts";
-import { WORKER_COMMAND } from "../serve/worker-argv.ts";
+import { WORKER_COMMAND, WORKER_LOG_FORMAT } from "../serve/worker-argv.ts";
 import { runWorker } from "../serve/worker-main.ts";
 import type { WorkerRoles } from "../serve/worker-role.ts";
 import { rejectUnknownOptions, UsageError } from "./args.ts";
@@ -29,7 +30,8 @@ export function workerCommand(roles: WorkerRoles): CommandDef<any> {
       const index = count(args.index, "index");
       const parentPid = count(args.parent, "--parent");
       const fdCount = count(args.fds, "--fds");
-      const log = createLogSink((line) => console.error(line), Date.now);
+      const write = (line: string) => console.error(line);
+      const log = process.env[WORKER_LOG_FORMAT] === "json" ? createJsonLogSink(write, Date.now) : createLogSink(write, Date.now);
       const ran = await runWorker({ role: args.role, index, parentPid, fdCount }, roles, runtime.workerProcesses, log);
       if (!ran.ok) {
         log(logLine`worker ${index} (pid ${process.pid}): ${ran.error.code}: ${ran.error.message}`);

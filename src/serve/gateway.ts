@@ -383,6 +383,7 @@ export async function startGateway(config: GatewayConfig, deps: GatewayDeps): Pr
       },
       now,
       log: deps.log,
+      logFormat: config.logFormat,
       drops,
       onDropNotice: (n) =>
         control.events.emit({ type: "policy.drop", session: n.session.id, user: n.session.user, group: n.session.group, rule: n.rule, peer: n.peer, protocol: n.protocol, port: n.port, drops: n.drops }),

@@ -13,7 +13,7 @@ import { grantConnect } from "../tunnel/connect-handler.ts";
 import type { TunnelDefaults } from "../tunnel/tunnel-params.ts";
 import { tunnelProtocol, type TunnelProtocol, type TunnelWorkerStart, type WireConnectionInfo, type WireLoginAnswer, type WireSession, type WorkerCounters } from "./tunnel-protocol.ts";
 import { TUNNEL_WORKER_FDS } from "./tunnel-worker.ts";
-import { workerArgv } from "./worker-argv.ts";
+import { WORKER_LOG_FORMAT, workerArgv } from "./worker-argv.ts";
 import type { Handlers } from "./worker-channel.ts";
 import { createWorkerSupervisor, type WorkerSupervisor } from "./worker-supervisor.ts";
 
@@ -31,6 +31,7 @@ export interface SessionWorkersOptions {
   start: Omit<TunnelWorkerStart, "tun" | "dtls">;
   now(): number;
   log: Log;
+  logFormat: "text" | "json";
   /** The gateway's drop counters (gw status, /metrics): the workers' totals are summed into them. */
   drops: DropCounters;
   /** A worker's policy drop, for the event stream. */
@@ -63,6 +64,8 @@ export class SessionWorkers {
       count,
       argv: (index) => workerArgv(o.selfArgv, { role: "tunnel", index, parentPid: process.pid, fdCount: this.fdsOf(index).length }),
       fds: (index) => this.fdsOf(index),
+      // The workers write their log lines beside this process's, in the same format.
+      env: { [WORKER_LOG_FORMAT]: o.logFormat },
       spawn: o.spawn,
       protocol: tunnelProtocol,
       handlers: (index) => this.handlers(index),

@@ -1,6 +1,9 @@
 /** The hidden CLI command a worker process runs (not in `gw --help`; gw serve starts it). */
 export const WORKER_COMMAND = "__worker";
 
+/** The environment variable that tells a worker gw serve's log format ("text" or "json"). */
+export const WORKER_LOG_FORMAT = "GW_WORKER_LOG_FORMAT";
+
 /** What a worker is told on its command line: visible in `ps`, which helps an operator. */
 export interface WorkerPlace {
   role: string;

@@ -17,6 +17,8 @@ export interface SupervisorOptions<P extends Protocol> {
   count: number;
   /** The command line of worker `index` (workerArgv). */
   argv(index: number): string[];
+  /** Variables added to each worker's environment. */
+  env?: Readonly<Record<string, string>>;
   /** The descriptors worker `index` gets at 3, 4, ...: the same ones at every restart. */
   fds(index: number): readonly number[];
   spawn: SpawnChild;
@@ -87,7 +89,7 @@ export function createWorkerSupervisor<P extends Protocol>(options: SupervisorOp
   }));
 
   function launch(slot: Slot<P>): Result<void> {
-    const spawned = options.spawn({ argv: options.argv(slot.index), fds: options.fds(slot.index) });
+    const spawned = options.spawn({ argv: options.argv(slot.index), fds: options.fds(slot.index), ...(options.env && { env: options.env }) });
     if (!spawned.ok) return spawned;
     const child = spawned.value;
     const name = `worker ${slot.index} (pid ${child.pid})`;
