@@ -132,6 +132,8 @@ export class SessionWorkers {
 
   /** Ends every worker (SIGTERM, then SIGKILL after a grace period) and closes the kernel objects. */
   async stop(): Promise<void> {
+    // Each worker tells its clients first (as one process does at its stop), then it is ended.
+    await Promise.all(this.o.kernel.tcp.map((_, index) => this.supervisor.request(index, "stop", {}, STOP_GRACE_MS)));
     await this.supervisor.stop(STOP_GRACE_MS);
     this.o.kernel.close();
   }

@@ -109,6 +109,8 @@ export const tunnelProtocol = {
     requests: {
       /** Sent after every (re)start: the worker adopts its descriptors and starts accepting. */
       start: { body: startBody, answer: z.object({ udpPort: z.number().int().nullable() }) },
+      /** gw serve stops: every connection is told (server_stop) and the port is closed; answered when done. */
+      stop: { body: z.object({}), answer: z.object({ ended: z.number().int().nonnegative() }) },
     },
     notes: {
       /** The session is over (or carried by another worker now): close its connection, forget it. */

@@ -93,6 +93,7 @@ class TunnelWorker {
           this.started ??= this.start(body);
           return this.started;
         },
+        stop: () => ok({ ended: this.stop() }),
       },
       onNote: (op, body) => this.onNote(op, body),
     };
@@ -145,6 +146,17 @@ class TunnelWorker {
     const timer = setInterval(() => this.everySecond(), REPORT_MS);
     timer.unref?.();
     return ok({ udpPort: plane.dtls?.port ?? null });
+  }
+
+  /** Ends every connection as a stopping gateway does (server_stop), without reporting back; stops accepting. */
+  private stop(): number {
+    const sessions = this.registry.list();
+    for (const session of sessions) {
+      this.endedByMain.add(session);
+      this.registry.end(session, "server_stop");
+    }
+    this.server?.close();
+    return sessions.length;
   }
 
   private buildPlane(config: TunnelWorkerStart, tun: TunDevice, udp: UdpSocket | undefined): DataPlane {

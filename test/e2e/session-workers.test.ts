@@ -98,9 +98,15 @@ describe.skipIf(!e2eAvailable())("gw serve --workers 2 with openconnect", () => 
       const page = JSON.parse(inGw(["connections", "list", "--json"]));
       expect(page.total).toBe(1);
       expect(page.items[0]).toMatchObject({ user: "dave", group: "staff", state: "connected", channel: "dtls", clientAddress: sources[worker] });
-      // The worker's counts reach the main process once a second: the 30 MB are there.
-      const shown = JSON.parse(inGw(["connections", "show", page.items[0].id, "--json"]));
-      expect(JSON.stringify(shown)).toMatch(/"bytesIn":\d{8}/);
+      // The worker's counts reach the main process once a second: the 10 MB up and 20 MB down get there.
+      const deadline = Date.now() + 5_000;
+      let shown = JSON.parse(inGw(["connections", "show", page.items[0].id, "--json"]));
+      while ((shown.bytesIn < 10 * MB || shown.bytesOut < 20 * MB) && Date.now() < deadline) {
+        await new Promise((r) => setTimeout(r, 250));
+        shown = JSON.parse(inGw(["connections", "show", page.items[0].id, "--json"]));
+      }
+      expect(shown.bytesIn).toBeGreaterThanOrEqual(10 * MB);
+      expect(shown.bytesOut).toBeGreaterThanOrEqual(20 * MB);
       const before = logouts();
       if (end === "logout") {
         oc.child.kill("SIGINT");
