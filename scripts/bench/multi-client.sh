@@ -28,6 +28,9 @@ ocserv_prepare_source=$(sed -n -e '/^OCSERV_[A-Z_]*=\${/p' -e '/^gw_prepare() {/
 client_addr() { echo "${LAN_ADDR%.*}.$((10 + $1))"; }   # LAN address that client $1 sends to
 client_port() { echo $((5300 + $1)); }
 client_if() { echo "${BENCH_PREFIX}a$1"; }
+# Each client from its own outer address, as separate machines would be (gw --workers N places a
+# client by its address): 203.0.113.20, .21, ... in order, whatever worker each one steers to.
+client_src() { echo "${CLIENT_ADDR%.*}.$((19 + $1))"; }
 
 lan_up() {      # one LAN address and iperf3 server per client
     local i
@@ -51,8 +54,17 @@ clients_up() {  # mode: CLIENTS sessions, each routing only its own LAN address 
     [ "$mode" = cstp ] && extra=(--no-dtls)
     CLIENT_PIDS=()
     for ((i = 1; i <= CLIENTS; i++)); do
+        # A connection keeps the source its route gave it when it opened (TLS and the DTLS socket).
+        ip -n "$NS_CLIENT" addr add "$(client_src "$i")/32" dev "$IF_CLIENT" 2>/dev/null || true
+        ip -n "$NS_CLIENT" route replace "$GW_OUT_ADDR/32" dev "$IF_CLIENT" src "$(client_src "$i")"
         oc_start "$(client_if "$i")" "$(client_addr "$i")/32" "${extra[@]}"
         CLIENT_PIDS+=("$OC_PID")
+        # The next client must not start before this one's TLS and DTLS sockets have their source.
+        if [ "$mode" = dtls ]; then
+            wait_log "$WORK/oc-$(client_if "$i").log" 'Established DTLS connection' "$DTLS_WAIT" || true
+        else
+            wait_log "$WORK/oc-$(client_if "$i").log" 'Got CONNECT response' "$CONNECT_TIMEOUT" || true
+        fi
     done
     for ((i = 1; i <= CLIENTS; i++)); do
         target=$(client_addr "$i")

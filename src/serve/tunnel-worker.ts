@@ -33,6 +33,12 @@ export interface TunnelWorkerDeps {
 /** The descriptors a tunnel worker gets, in this order (session-workers.ts hands them). */
 export const TUNNEL_WORKER_FDS = { tcp: 0, tun: 1, udp: 2 } as const;
 
+/**
+ * How long a login or CONNECT waits for the main process: a login storm queues argon2id hashes
+ * there for seconds, and the client waits for its answer as it would from one process.
+ */
+const CONTROL_ANSWER_MS = 60_000;
+
 /** How often a worker reports what its sessions moved (the usage ledger reads once a second too). */
 const REPORT_MS = 1000;
 
@@ -188,7 +194,7 @@ class TunnelWorker {
           answers: [...request.answers],
           group: request.group,
           client: { peer: request.client.peer, ip: request.client.ip, capabilities: [...request.client.capabilities], ssoDhPubkey: request.client.ssoDhPubkey },
-        });
+        }, CONTROL_ANSWER_MS);
         if (!asked.ok) return { kind: "refused", message: "the gateway could not check the login now: try again" };
         const answer = asked.value;
         if (answer.kind === "success") return { kind: "success", token: answer.token, session: { configHash: answer.configHash } };
@@ -199,7 +205,7 @@ class TunnelWorker {
 
   /** The CONNECT's grant from the main process; the session becomes (or stays) a mirror here. */
   private async remoteGrant(request: HttpRequest, clientIp: string): Promise<ConnectGrant> {
-    const asked = await this.context.main.request("connect", { headers: [...request.headers].map(([n, v]) => [n, v] as [string, string]), clientIp });
+    const asked = await this.context.main.request("connect", { headers: [...request.headers].map(([n, v]) => [n, v] as [string, string]), clientIp }, CONTROL_ANSWER_MS);
     if (!asked.ok) return unavailable(asked.error.message);
     const answer = asked.value;
     if (answer.kind === "refuse") return { kind: "refuse", response: answer.response };
