@@ -1,0 +1,215 @@
+import { describe, expect, test } from "bun:test";
+import { compilePolicy, emptyPolicy } from "../../../src/control/group-policy.ts";
+import { SessionRegistry, type Session } from "../../../src/control/sessions.ts";
+import { ok } from "../../../src/errors.ts";
+import { AddressPool } from "../../../src/net/address-pool.ts";
+import { DropCounters } from "../../../src/net/drop-counters.ts";
+import { parseCidr } from "../../../src/net/ipv4.ts";
+import type { ChildHandle, ProcessExit, SpawnSpec } from "../../../src/runtime/worker-process.ts";
+import type { WorkerKernel } from "../../../src/runtime/worker-kernel.ts";
+import { SessionWorkers } from "../../../src/serve/session-workers.ts";
+
+/** A worker process as the main process sees it, driven by the test: what it was sent, and its side of the channel. */
+class FakeWorker implements ChildHandle {
+  readonly sent: any[] = [];
+  private listeners: ((m: unknown) => void)[] = [];
+  private exits: ((e: ProcessExit) => void)[] = [];
+  constructor(readonly pid: number, readonly spec: SpawnSpec) {}
+  // Arrow properties: the supervisor passes these on unbound, as it may a real handle's.
+  send = (message: unknown): boolean => {
+    this.sent.push(message);
+    // A started worker answers its start at once.
+    const m = message as { kind: string; op?: string; id?: number };
+    if (m.kind === "request" && m.op === "start") queueMicrotask(() => this.receive({ kind: "answer", id: m.id, body: { udpPort: null } }));
+    if (m.kind === "request" && m.op === "stop") queueMicrotask(() => this.receive({ kind: "answer", id: m.id, body: { ended: 0 } }));
+    return true;
+  };
+  onMessage = (listener: (m: unknown) => void): void => {
+    this.listeners.push(listener);
+  };
+  onExit = (listener: (e: ProcessExit) => void): void => {
+    this.exits.push(listener);
+  };
+  kill = (signal: "SIGTERM" | "SIGKILL"): boolean => {
+    this.exit({ code: null, signal });
+    return true;
+  };
+  receive(message: unknown): void {
+    for (const l of this.listeners) l(message);
+  }
+  note(op: string, body: unknown): void {
+    this.receive({ kind: "note", op, body });
+  }
+  exit(e: ProcessExit): void {
+    for (const l of this.exits.splice(0)) l(e);
+  }
+  notes(op: string): unknown[] {
+    return this.sent.filter((m) => m.kind === "note" && m.op === op).map((m) => m.body);
+  }
+}
+
+function setup() {
+  const now = () => 1_000_000;
+  const sessions = new SessionRegistry(300_000, now);
+  const cidr = parseCidr("10.10.0.0/24");
+  if (!cidr.ok) throw cidr.error;
+  const pool = new AddressPool(cidr.value);
+  const placed = new Map<number, number>();
+  const kernel: WorkerKernel = {
+    tcpPort: 443,
+    udpPort: undefined,
+    tcp: [30, 31],
+    udp: undefined,
+    tun: { name: "gw0", mtu: 1400, vnetHeader: true, fds: [40, 41] },
+    place: (address, worker) => (placed.set(address as number, worker), ok(undefined)),
+    remove: (address) => (placed.delete(address as number), ok(undefined)),
+    restoreNonBlocking: () => ok(undefined),
+    close: () => {},
+  };
+  const workers: FakeWorker[] = [];
+  let pid = 100;
+  const drops = new DropCounters();
+  const logs: string[] = [];
+  const sw = new SessionWorkers({
+    kernel,
+    spawn: (spec) => {
+      const w = new FakeWorker(pid++, spec);
+      workers[Number(spec.argv[spec.argv.indexOf("tunnel") + 1])] = w;
+      queueMicrotask(() => w.receive({ kind: "ready" }));
+      return ok(w);
+    },
+    selfArgv: ["gw"],
+    sessions,
+    pool,
+    flow: { handle: async () => ({ kind: "refused", message: "no" }) } as never,
+    policySource: { policyOf: () => compilePolicy(emptyPolicy), groupRuleCount: () => 0 },
+    defaults: () => ({ mtu: 1400, dpdSeconds: 30, keepaliveSeconds: 20, mobileDpdSeconds: 600, poolPrefixLength: 24, serverName: "gw" }),
+    start: { certPem: "c", keyPem: "k", pool: cidr.value, maxOpen: 100, unauthenticated: 10 },
+    now,
+    log: (line) => logs.push(String(line)),
+    logFormat: "text",
+    drops,
+    onDropNotice: () => {},
+  });
+  const login = () => {
+    const { session, token } = sessions.create({ user: "dave", group: "staff", policy: compilePolicy(emptyPolicy), configHash: "h" });
+    return { session, token };
+  };
+  const info = (clientAddress: string) => ({ clientAddress, clientPort: 5000, userAgent: "OpenConnect", hostname: "h", connectedAt: 1, channel: "cstp" as const, cipher: "TLS", mtu: 1400 });
+  /** The CONNECT a worker asks for, as its request envelope; resolves with the main process's answer. */
+  const connect = async (worker: number, token: string) => {
+    const w = workers[worker]!;
+    const id = 1000 + w.sent.length;
+    w.receive({ kind: "request", id, op: "connect", body: { headers: [["Cookie", `webvpn=${token}`]], clientIp: "203.0.113.9" } });
+    await new Promise((r) => setTimeout(r, 0));
+    return w.sent.find((m) => m.kind === "answer" && m.id === id)?.body;
+  };
+  return { sw, sessions, pool, placed, workers, drops, logs, login, info, connect };
+}
+
+describe("SessionWorkers: the main process's account of sessions carried by workers", () => {
+  test("start waits for every worker to take its settings; each gets its descriptors in order and the log format", async () => {
+    const t = setup();
+    expect(await t.sw.start()).toEqual(ok(undefined));
+    expect(t.workers.map((w) => w.spec.fds)).toEqual([[30, 40], [31, 41]]);
+    expect(t.workers[0]!.spec.env).toEqual({ GW_WORKER_LOG_FORMAT: "text" });
+    expect(t.workers[1]!.sent.find((m) => m.op === "start")?.body).toMatchObject({ certPem: "c", tun: { name: "gw0", vnetHeader: true }, dtls: false });
+  });
+
+  test("a CONNECT is granted with the session's snapshot, and its address is placed on the asking worker's queue", async () => {
+    const t = setup();
+    await t.sw.start();
+    const { session, token } = t.login();
+    const answer = (await t.connect(1, token)) as { kind: string; session: { id: string; address: number } };
+    expect(answer.kind).toBe("grant");
+    expect(answer.session.id).toBe(session.id);
+    expect(answer.session.address).toBe(session.address!);
+    expect(t.placed.get(session.address!)).toBe(1);
+    const refused = (await t.connect(0, "not-a-cookie")) as { kind: string; response: { status: number } };
+    expect(refused).toMatchObject({ kind: "refuse", response: { status: 401 } });
+  });
+
+  test("a session coming back through another worker: the old one is told to let go, the new one holds it", async () => {
+    const t = setup();
+    await t.sw.start();
+    const { session, token } = t.login();
+    await t.connect(0, token);
+    t.workers[0]!.note("attached", { sessionId: session.id, connection: 1, info: t.info("203.0.113.9") });
+    expect(session.connection?.info.clientAddress).toBe("203.0.113.9");
+    await t.connect(1, token);
+    t.workers[1]!.note("attached", { sessionId: session.id, connection: 7, info: t.info("203.0.113.77") });
+    expect(t.workers[0]!.notes("end")).toEqual([{ sessionId: session.id, reason: "replaced" }]);
+    expect(session.connection?.info.clientAddress).toBe("203.0.113.77");
+    // The old worker's late report of its connection going away changes nothing now.
+    t.workers[0]!.note("detached", { sessionId: session.id, connection: 1 });
+    t.workers[0]!.note("ended", { sessionId: session.id, reason: "logout" });
+    expect(session.connection).toBeDefined();
+    expect(session.ended).toBe(false);
+  });
+
+  test("a session's end in the registry reaches its worker, takes its address back and out of the steering", async () => {
+    const t = setup();
+    await t.sw.start();
+    const { session, token } = t.login();
+    await t.connect(1, token);
+    t.workers[1]!.note("attached", { sessionId: session.id, connection: 1, info: t.info("203.0.113.9") });
+    const address = session.address!;
+    t.sessions.end(session, "admin");
+    expect(t.workers[1]!.notes("end")).toEqual([{ sessionId: session.id, reason: "admin" }]);
+    expect(t.placed.has(address)).toBe(false);
+    expect(t.pool.leaseExact(address)).toBe(true); // free again
+  });
+
+  test("a logout reported by the holder ends the session; a lost connection leaves it waiting for its client", async () => {
+    const t = setup();
+    await t.sw.start();
+    const a = t.login();
+    const b = t.login();
+    for (const s of [a, b]) await t.connect(0, s.token);
+    t.workers[0]!.note("attached", { sessionId: a.session.id, connection: 1, info: t.info("203.0.113.9") });
+    t.workers[0]!.note("attached", { sessionId: b.session.id, connection: 2, info: t.info("203.0.113.9") });
+    t.workers[0]!.note("ended", { sessionId: a.session.id, reason: "logout" });
+    t.workers[0]!.note("detached", { sessionId: b.session.id, connection: 2 });
+    expect(a.session.ended).toBe(true);
+    expect(b.session.ended).toBe(false);
+    expect(b.session.connection).toBeUndefined();
+  });
+
+  test("a worker that dies leaves its sessions waiting for their clients (detached), not connected for ever", async () => {
+    const t = setup();
+    await t.sw.start();
+    const { session, token } = t.login();
+    await t.connect(1, token);
+    t.workers[1]!.note("attached", { sessionId: session.id, connection: 1, info: t.info("203.0.113.9") });
+    t.workers[1]!.exit({ code: null, signal: "SIGKILL" });
+    expect(session.connection).toBeUndefined();
+    expect(session.ended).toBe(false);
+    await t.sw.stop();
+  });
+
+  test("counts and counters: a worker's traffic is added to the session; drop totals of all workers are summed", async () => {
+    const t = setup();
+    await t.sw.start();
+    const { session, token } = t.login();
+    await t.connect(0, token);
+    t.workers[0]!.note("traffic", { counts: [[session.id, 3, 4, 300, 400]] });
+    t.workers[0]!.note("traffic", { counts: [[session.id, 1, 0, 100, 0]] });
+    expect([session.traffic.packetsIn, session.traffic.bytesIn, session.traffic.bytesOut]).toEqual([4, 400, 400]);
+    const counters = (noRoute: number) => ({ drops: [["no_route", noRoute]], rules: [["staff", [[0, 2]]]], refused: [["per_address_limit", 1]], timedOut: [], unauthenticated: 3 });
+    t.workers[0]!.note("counters", counters(5));
+    t.workers[1]!.note("counters", counters(7));
+    t.workers[1]!.note("counters", counters(8)); // totals, not increments: the last report counts
+    expect(t.drops.get("no_route")).toBe(13);
+    expect(t.drops.ruleCounts("staff").get(0)).toBe(4);
+    expect(t.sw.frontStats()).toEqual({ unauthenticated: 6, refused: { per_address_limit: 2 }, timedOut: {} });
+  });
+
+  test("a malformed note from a worker is dropped and logged; the channel keeps working", async () => {
+    const t = setup();
+    await t.sw.start();
+    t.workers[0]!.note("traffic", { counts: "lots" });
+    expect(t.logs.some((l) => l.includes("dropped"))).toBe(true);
+    const { token } = t.login();
+    expect(((await t.connect(0, token)) as { kind: string }).kind).toBe("grant");
+  });
+});
