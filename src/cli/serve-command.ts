@@ -84,7 +84,10 @@ export const serveCommand = defineCommand({
     console.log(`server certificate pin: ${gateway.pin}`);
     onHangup = () => void gateway.reload("sighup");
     // SIGUSR2: collect garbage and log what memory is left and what holds it (docs/cli.md).
-    process.on("SIGUSR2", () => log(memoryReport(runtime.memory, gateway.plane)));
+    process.on("SIGUSR2", () => {
+      log(memoryReport(runtime.memory, gateway.plane));
+      gateway.collectWorkers?.();
+    });
     const signal = await Promise.race([signalled, drainedPromise]);
     log(logLine`${signal}: stopping, ending all sessions`);
     await gateway.stop();

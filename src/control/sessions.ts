@@ -146,11 +146,7 @@ export class SessionRegistry {
       attachedOnce: false,
       ended: false,
     };
-    this.byTokenHash.set(session.tokenHash, session);
-    this.byId.set(session.id, session);
-    const mine = this.byUser.get(session.user);
-    if (mine) mine.add(session);
-    else this.byUser.set(session.user, new Set([session]));
+    this.insert(session);
     this.deadlines.schedule(session, session.createdAt);
     for (const listener of this.createListeners) listener(session);
     return { session, token };
@@ -170,13 +166,18 @@ export class SessionRegistry {
       attachedOnce: false,
       ended: false,
     };
+    this.insert(session);
+    for (const listener of this.createListeners) listener(session);
+    return session;
+  }
+
+  /** Indexes a new session by cookie digest, id and user. */
+  private insert(session: Session): void {
     this.byTokenHash.set(session.tokenHash, session);
     this.byId.set(session.id, session);
     const mine = this.byUser.get(session.user);
     if (mine) mine.add(session);
     else this.byUser.set(session.user, new Set([session]));
-    for (const listener of this.createListeners) listener(session);
-    return session;
   }
 
   /** The session a cookie names, if it is still valid. */

@@ -101,6 +101,8 @@ export interface RunningGateway {
   address: { host: string; port: number };
   /** The data plane of one process; absent with --workers N, where each worker has its own. */
   plane?: DataPlane;
+  /** With --workers N: asks every worker for its memory report (SIGUSR2 passes it on). */
+  collectWorkers?(): void;
   control: ControlPlane;
   /** Where the management API listens (TLS with the gateway's certificate). */
   api: { url: string; host: string; port: number; addresses: string[]; described: string };
@@ -485,6 +487,7 @@ export async function startGateway(config: GatewayConfig, deps: GatewayDeps): Pr
     firstAdmin,
     address: { host: config.listen, port: config.port },
     plane,
+    ...(workers && { collectWorkers: () => workers?.collect() }),
     control,
     api: { url: management.url, host: management.host, port: management.port, addresses: management.addresses, described: management.described },
     reload: (actor) => control.lifecycle.reload(actor),

@@ -123,6 +123,11 @@ export class SessionWorkers {
     if (worker !== undefined) this.supervisor.note(worker, "rates", { sessionId: session.id, up, down });
   }
 
+  /** Every worker collects garbage and logs what memory it has left (gw serve's SIGUSR2). */
+  collect(): void {
+    for (let index = 0; index < this.o.kernel.tcp.length; index++) this.supervisor.note(index, "collect", {});
+  }
+
   /** A reload's certificate: to every running worker now, and to each one started later. */
   setCertificate(certPem: string, keyPem: string): void {
     this.o.start.certPem = certPem;

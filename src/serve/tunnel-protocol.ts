@@ -117,6 +117,8 @@ export const tunnelProtocol = {
       end: z.object({ sessionId, reason: endReason }),
       /** A live session's policy changed (group, user or settings). */
       policy: z.object({ sessionId, policy: plainObject<CompiledPolicy>(), groupRules: z.number().int().nonnegative() }),
+      /** Collect garbage and log what memory is left (gw serve's SIGUSR2, passed on). */
+      collect: z.object({}),
       /** A reload's certificate and key for the tunnel port. */
       certificate: z.object({ certPem: text(65_536), keyPem: text(65_536) }),
       /** A session's rates are capped (quota throttling); undefined lifts the cap. */

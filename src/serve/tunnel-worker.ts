@@ -14,6 +14,8 @@ import { DropCounters } from "../net/drop-counters.ts";
 import { PolicyCompiler } from "../net/policy-compiler.ts";
 import type { TrafficCounters } from "../net/traffic-counters.ts";
 import type { CreateGcmKey } from "../runtime/gcm.ts";
+import type { MemoryProbe } from "../runtime/memory-probe.ts";
+import { memoryReport } from "./memory-report.ts";
 import type { AdoptTun, TunDevice } from "../runtime/tun.ts";
 import type { AdoptUdp, UdpSocket } from "../runtime/udp.ts";
 import type { ConnectGrant } from "../tunnel/connect-handler.ts";
@@ -24,6 +26,8 @@ import type { RoleInstance, WorkerContext, WorkerRole } from "./worker-role.ts";
 
 /** What a tunnel worker takes from its runtime. */
 export interface TunnelWorkerDeps {
+  /** The runtime's heap figures, for the memory report gw serve's SIGUSR2 asks of every worker. */
+  memory?: MemoryProbe;
   adoptTun: AdoptTun;
   adoptUdp: AdoptUdp;
   createGcmKey?: CreateGcmKey;
@@ -262,6 +266,10 @@ class TunnelWorker {
         if (!session) return;
         this.groupRules.set(session.group, groupRules);
         this.setPolicy(session, policy);
+        return;
+      }
+      case "collect": {
+        if (this.deps.memory) this.context.log(logLine`worker ${this.context.index}: ${memoryReport(this.deps.memory, this.plane)}`);
         return;
       }
       case "certificate": {

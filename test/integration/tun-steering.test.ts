@@ -4,26 +4,20 @@ import { existsSync } from "node:fs";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
 import type { SteeringReport } from "./tun-steering-probe.ts";
+import { runProbeInNamespace } from "../harness/namespace-probe.ts";
+import { denoPath } from "../harness/gateway.ts";
 
 /**
  * Multi-queue TUN with eBPF steering on the real kernel: tun-steering-probe.ts runs inside a
  * network namespace this test creates and deletes, under Bun and under Deno.
  */
 const HERE = dirname(fileURLToPath(import.meta.url));
-const ROOT = join(HERE, "../..");
 const PROBE = join(HERE, "tun-steering-probe.ts");
 const NS = `gwtunq${process.pid}`;
-const DENO = join(ROOT, "node_modules/.bin/deno");
 const hasIp = spawnSync("ip", ["-V"]).status === 0;
 const canRun = process.getuid?.() === 0 && existsSync("/dev/net/tun") && hasIp;
 
-function probe(runtime: "bun" | "deno"): SteeringReport {
-  const command = runtime === "bun" ? [process.execPath, PROBE, "bun"] : [DENO, "run", "-A", "--no-check", PROBE, "deno"];
-  const r = spawnSync("ip", ["netns", "exec", NS, ...command], { cwd: ROOT, encoding: "utf8", timeout: 120_000 });
-  const line = r.stdout.trim().split("\n").pop() ?? "";
-  if (r.status !== 0 || !line.startsWith("{")) throw new Error(`probe (${runtime}) exited ${r.status}: ${r.stdout}\n${r.stderr}`);
-  return JSON.parse(line) as SteeringReport;
-}
+const probe = (runtime: "bun" | "deno") => runProbeInNamespace<SteeringReport>(NS, PROBE, runtime);
 
 const deleteNamespace = () => spawnSync("ip", ["netns", "delete", NS]);
 
@@ -47,7 +41,7 @@ const CHECKS: [string, string][] = [
 ];
 
 for (const runtime of ["bun", "deno"] as const) {
-  describe.skipIf(!canRun || (runtime === "deno" && !existsSync(DENO)))(`multi-queue TUN steering (${runtime})`, () => {
+  describe.skipIf(!canRun || (runtime === "deno" && !existsSync(denoPath)))(`multi-queue TUN steering (${runtime})`, () => {
     let report: SteeringReport;
 
     beforeAll(() => {

@@ -4,6 +4,8 @@ import { existsSync } from "node:fs";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
 import type { KernelReport } from "./worker-kernel-probe.ts";
+import { runProbeInNamespace } from "../harness/namespace-probe.ts";
+import { denoPath } from "../harness/gateway.ts";
 
 /**
  * The session workers' kernel objects on the real kernel (docs/architecture.md §7): the main
@@ -12,20 +14,12 @@ import type { KernelReport } from "./worker-kernel-probe.ts";
  * and under Deno, and starts its worker child with the same runtime.
  */
 const HERE = dirname(fileURLToPath(import.meta.url));
-const ROOT = join(HERE, "../..");
 const PROBE = join(HERE, "worker-kernel-probe.ts");
 const NS = `gwkern${process.pid}`;
-const DENO = join(ROOT, "node_modules/.bin/deno");
 const hasTools = spawnSync("ip", ["-V"]).status === 0 && spawnSync("ss", ["-V"]).status === 0;
 const canRun = process.getuid?.() === 0 && existsSync("/dev/net/tun") && hasTools;
 
-function probe(runtime: "bun" | "deno"): KernelReport {
-  const command = runtime === "bun" ? [process.execPath, PROBE, "bun"] : [DENO, "run", "-A", "--no-check", PROBE, "deno"];
-  const r = spawnSync("ip", ["netns", "exec", NS, ...command], { cwd: ROOT, encoding: "utf8", timeout: 120_000 });
-  const line = r.stdout.trim().split("\n").pop() ?? "";
-  if (r.status !== 0 || !line.startsWith("{")) throw new Error(`probe (${runtime}) exited ${r.status}: ${r.stdout}\n${r.stderr}`);
-  return JSON.parse(line) as KernelReport;
-}
+const probe = (runtime: "bun" | "deno") => runProbeInNamespace<KernelReport>(NS, PROBE, runtime);
 
 const deleteNamespace = () => spawnSync("ip", ["netns", "delete", NS]);
 
@@ -49,7 +43,7 @@ const BUN_ONLY: [string, string][] = [
 ];
 
 for (const runtime of ["bun", "deno"] as const) {
-  describe.skipIf(!canRun || (runtime === "deno" && !existsSync(DENO)))(`worker kernel objects (${runtime})`, () => {
+  describe.skipIf(!canRun || (runtime === "deno" && !existsSync(denoPath)))(`worker kernel objects (${runtime})`, () => {
     let report: KernelReport;
 
     beforeAll(() => {
