@@ -11,7 +11,7 @@ const TOP_TYPES = 12;
  * holds it (sessions, tunnels, DTLS peers, the most numerous heap objects). Tells a leak (objects
  * that stay) from a heap that does not give its pages back (RSS above a small heap).
  */
-export function memoryReport(probe: MemoryProbe, plane: DataPlane | undefined): LogLine {
+export function memoryReport(probe: MemoryProbe, plane: DataPlane | undefined, worker?: number): LogLine {
   probe.collect();
   const f = probe.figures();
   const objects = f.objectTypes.slice(0, TOP_TYPES).map(([type, count]) => `${type} ${count}`).join(", ") || "not counted by this runtime";
@@ -20,5 +20,8 @@ export function memoryReport(probe: MemoryProbe, plane: DataPlane | undefined): 
   // With --workers N the tunnels live in the workers: this is the main process's own memory.
   if (!plane) return logLine`memory after a full collection (main process; the tunnels are in the workers): rss=${rss} MiB heap=${heap} MiB objects: ${objects}`;
   const { tunnels, channels } = plane.size;
+  if (worker !== undefined) {
+    return logLine`memory after a full collection (worker ${worker}): rss=${rss} MiB heap=${heap} MiB sessions=${plane.sessions.size} tunnels=${tunnels} cstp=${channels} dtls_peers=${plane.dtls?.peerCount ?? 0} objects: ${objects}`;
+  }
   return logLine`memory after a full collection: rss=${rss} MiB heap=${heap} MiB sessions=${plane.sessions.size} tunnels=${tunnels} cstp=${channels} dtls_peers=${plane.dtls?.peerCount ?? 0} objects: ${objects}`;
 }

@@ -269,7 +269,7 @@ class TunnelWorker {
         return;
       }
       case "collect": {
-        if (this.deps.memory) this.context.log(logLine`worker ${this.context.index}: ${memoryReport(this.deps.memory, this.plane)}`);
+        if (this.deps.memory && this.plane) this.context.log(memoryReport(this.deps.memory, this.plane, this.context.index));
         return;
       }
       case "certificate": {

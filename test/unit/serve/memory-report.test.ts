@@ -37,5 +37,8 @@ describe("memoryReport (SIGUSR2)", () => {
     expect(calls).toEqual(["collect", "figures"]);
     expect(line).toContain("rss=70.0 MiB heap=12.5 MiB sessions=1 tunnels=0 cstp=0 dtls_peers=0");
     expect(line).toContain("Session 3, Map 2");
+    // A worker's line says whose it is; the main process of --workers N has no plane and says so.
+    expect(String(memoryReport(probe, plane, 1))).toContain("memory after a full collection (worker 1): rss=70.0 MiB heap=12.5 MiB sessions=1");
+    expect(String(memoryReport(probe, undefined))).toContain("(main process; the tunnels are in the workers): rss=70.0 MiB");
   });
 });
