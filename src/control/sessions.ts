@@ -85,17 +85,7 @@ export interface Session {
 }
 
 /** What a worker process is told of a session it is to carry (SessionRegistry.adopt). */
-export interface SessionSnapshot {
-  readonly id: string;
-  readonly user: string;
-  readonly group: string;
-  readonly policy: CompiledPolicy;
-  readonly configHash: string;
-  readonly createdAt: number;
-  readonly tokenHash: string;
-  address?: number;
-  readonly maxLivePerUser?: number;
-}
+export type SessionSnapshot = Pick<Session, "id" | "user" | "group" | "policy" | "configHash" | "createdAt" | "tokenHash" | "address" | "maxLivePerUser">;
 
 export interface NewSession {
   user: string;

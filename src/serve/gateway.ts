@@ -366,7 +366,6 @@ export async function startGateway(config: GatewayConfig, deps: GatewayDeps): Pr
   // The tunnel port: this process's TLS listener, or N workers on the steered group (docs/architecture.md §7).
   let tunnelPort: TunnelPort;
   if (kernel) {
-    const perWorker = descriptorBudget(files.ok ? files.value.soft : 1024);
     workers = new SessionWorkers({
       kernel,
       spawn: deps.workerProcesses!.spawn,
@@ -380,8 +379,9 @@ export async function startGateway(config: GatewayConfig, deps: GatewayDeps): Pr
         certPem: cert.value.certPem,
         keyPem: cert.value.keyPem,
         pool: poolCidr.value,
-        maxOpen: perWorker.sessions + perWorker.unauthenticated,
-        unauthenticated: perWorker.unauthenticated,
+        // Each worker inherits this process's open-file limit, so each has the same budget.
+        maxOpen: budget.sessions + budget.unauthenticated,
+        unauthenticated: budget.unauthenticated,
       },
       now,
       log: deps.log,
