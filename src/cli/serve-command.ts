@@ -60,6 +60,7 @@ export const serveCommand = defineCommand({
       openUdp,
       openWorkerKernel: runtime.openWorkerKernel,
       workerProcesses: runtime.workerProcesses,
+      workersCarryDtls: runtime.workersCarryDtls,
       createGcmKey,
       hasher: passwordHasher,
       raiseOpenFileLimit,

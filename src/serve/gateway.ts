@@ -1,3 +1,4 @@
+import { availableParallelism } from "node:os";
 import { join, resolve } from "node:path";
 import type { SecureContextOptions, Server, TLSSocket } from "node:tls";
 import type { GatewayConfig } from "../config/gateway-config.ts";
@@ -59,6 +60,7 @@ import { UsageKeeper } from "../control/usage/usage-keeper.ts";
 import type { OpenWorkerKernel, WorkerKernel } from "../runtime/worker-kernel.ts";
 import type { WorkerProcesses } from "../runtime/worker-process.ts";
 import { SessionWorkers } from "./session-workers.ts";
+import { describeProcesses, planWorkers } from "./worker-plan.ts";
 
 /** Removes the masquerading table; a failure is logged with the command that removes it by hand. */
 function removeNat(nat: ActiveNat, log: Log): void {
@@ -73,6 +75,10 @@ export interface GatewayDeps {
   openWorkerKernel?: OpenWorkerKernel;
   /** Starting worker processes of this program (--workers N). */
   workerProcesses?: Pick<WorkerProcesses, "spawn" | "selfArgv">;
+  /** False where a worker cannot take its UDP socket (Deno): workers then need --no-dtls. */
+  workersCarryDtls?: boolean;
+  /** The cores for `workers` 0 (auto); default: os.availableParallelism. */
+  cores?(): number;
   /** Native AES-GCM for DTLS records (the runtime's); absent: node:crypto per record. */
   createGcmKey?: CreateGcmKey;
   hasher: PasswordHasher;
@@ -138,9 +144,6 @@ export async function startGateway(config: GatewayConfig, deps: GatewayDeps): Pr
   // One descriptor per TLS connection: the open-file limit decides how many sessions fit.
   const files = deps.raiseOpenFileLimit();
   const budget = descriptorBudget(files.ok ? files.value.soft : 1024);
-  // With --workers N each worker has its own open-file limit (inherited from this process's, raised above).
-  const sessionBudget = budget.sessions * Math.max(1, config.workers ?? 1);
-  const sessionCap = () => Math.min(config.maxSessions ?? sessionBudget, sessionBudget);
 
   const poolCidr = parseCidr(config.pool);
   if (!poolCidr.ok) return fail(poolCidr);
@@ -160,29 +163,43 @@ export async function startGateway(config: GatewayConfig, deps: GatewayDeps): Pr
     log: deps.log,
   };
   // --workers N: the kernel objects the workers share, made and kept here (docs/architecture.md §7).
-  const workerCount = config.workers ?? 1;
+  const plan = planWorkers({ requested: config.workers ?? 1, cores: (deps.cores ?? availableParallelism)(), unsupported: workersUnsupported(config, deps) });
+  if (plan.kind === "refused") {
+    const why = `workers ${config.workers} cannot run with ${plan.unsupported.join(", ")}: set workers to 1 (gw serve --workers 1) or leave those settings out`;
+    return fail({ ok: false, error: new GwError("workers_unsupported", why) });
+  }
   let kernel: WorkerKernel | undefined;
   let device: TunDevice | undefined;
-  if (workerCount > 1) {
-    const refused = workersUnsupported(config, deps);
-    if (refused) return fail(refused);
+  /** Why auto took one process after all: the kernel objects could not be made (e.g. no CAP_BPF). */
+  let fellBack: string | undefined;
+  if (plan.kind === "workers") {
     const opened = await deps.openWorkerKernel!({
-      workers: workerCount,
+      workers: plan.count,
       host: config.listen,
       tcpPort: config.port,
       udpPort: config.dtls ? (config.udpPort ?? config.port) : undefined,
       tun: tunOptions,
       pool4: { network: poolCidr.value.network, size: 2 ** (32 - poolCidr.value.prefixLength) },
     });
-    if (!opened.ok) return fail(opened);
-    const made = (kernel = opened.value);
-    cleanups.push(() => made.close());
-  } else {
+    if (opened.ok) {
+      const made = (kernel = opened.value);
+      cleanups.push(() => made.close());
+    } else if (plan.auto && opened.error.code !== "port_in_use") {
+      // A taken port fails either way; anything else (no CAP_BPF, no multi-queue TUN) leaves one process.
+      fellBack = `auto: ${opened.error.code}, see above`;
+      deps.log(logLine`workers auto: one process instead of ${plan.count}: ${opened.error.message}`);
+    } else return fail(opened);
+  }
+  if (!kernel) {
     const tun = await deps.openTun(tunOptions);
     if (!tun.ok) return fail(tun);
     const opened = (device = tun.value);
     cleanups.push(() => opened.close());
   }
+  const workerCount = kernel && plan.kind === "workers" ? plan.count : 1;
+  // With workers each has its own open-file limit (inherited from this process's, raised above).
+  const sessionBudget = budget.sessions * workerCount;
+  const sessionCap = () => Math.min(config.maxSessions ?? sessionBudget, sessionBudget);
   const tunName = kernel ? kernel.tun.name : device!.name;
 
   // Masquerading (--nat): one nft table of gw's own, removed at stop (and on a failed start).
@@ -472,7 +489,7 @@ export async function startGateway(config: GatewayConfig, deps: GatewayDeps): Pr
   const { source } = cert.value;
   // Two whole templates: a nested template would be one (quoted) value in logLine.
   const dtlsPort = udpPort();
-  const processes = workerCount > 1 ? `${workerCount} worker processes` : "one process";
+  const processes = describeProcesses(plan, fellBack);
   deps.log(
     dtlsPort !== undefined
       ? logLine`gw ${VERSION} ready: TLS on ${formatHostPort(config.listen, config.port)}, DTLS on UDP ${dtlsPort}, tun ${tunName} ${gatewayAddress}/${prefixLength}, pool ${poolText}, certificate ${source} ${pin}, management API on ${management.described}, sessions up to ${sessionCap()} (open-file limit ${budget.limit}), ${processes}`
@@ -516,18 +533,13 @@ interface TunnelPort {
   close(): Promise<void>;
 }
 
-/** Why --workers N cannot run with these settings or on this runtime, or undefined when it can. */
-function workersUnsupported(config: GatewayConfig, deps: GatewayDeps): (Result<never> & { ok: false }) | undefined {
-  const missing = [
+/** What worker processes cannot carry with these settings or on this runtime (empty: they can run). */
+function workersUnsupported(config: GatewayConfig, deps: GatewayDeps): string[] {
+  if (!deps.openWorkerKernel || !deps.workerProcesses) return ["this runtime (it cannot start worker processes)"];
+  return [
     config.samlIdpUrl !== undefined ? "SAML" : undefined,
     config.clientCaFile !== undefined ? "client certificates (clientCaFile)" : undefined,
     config.pool6 !== undefined ? "an IPv6 pool (pool6)" : undefined,
+    config.dtls && deps.workersCarryDtls === false ? "DTLS under this runtime (its workers cannot take a UDP socket; --no-dtls)" : undefined,
   ].filter((what) => what !== undefined);
-  if (missing.length > 0) {
-    return { ok: false, error: new GwError("workers_unsupported", `workers ${config.workers} does not carry ${missing.join(", ")} yet: set workers to 1 (gw serve --workers 1) or leave those settings out`) };
-  }
-  if (!deps.openWorkerKernel || !deps.workerProcesses) {
-    return { ok: false, error: new GwError("workers_unsupported", "this runtime cannot start worker processes: set workers to 1") };
-  }
-  return undefined;
 }

@@ -108,6 +108,18 @@ describe.skipIf(!e2eAvailable("deno"))("gw bundle under Deno", () => {
 
   // Last: it stops the gateway. Deno.serve's shutdown waits for open responses: the event
   // stream a client follows must be closed by the adapter, or the stop would hang.
+  test("--workers 2 with DTLS is refused at once (Deno's workers cannot take a UDP socket); --workers 0 stays one process and says why", async () => {
+    const flags = (name: string) => ["serve", "--data-dir", join(work, name), "--listen", "127.0.0.1", "--port", "8444", "--api-listen", "127.0.0.1:9444", "--tun", `gwdw${name.length}`, "--pool", "10.98.0.0/24"];
+    const refused = cli([...flags("w2"), "--workers", "2"]);
+    expect(refused.code).toBe(1);
+    expect(refused.stderr.trim()).toMatch(/^gw: workers_unsupported: workers 2 cannot run with DTLS under this runtime .*--no-dtls/);
+    const auto = procs.start([...topology.exec(topology.gateway), ...gwArgv("deno"), ...flags("auto"), "--workers", "0"]);
+    await auto.waitFor(/ready: .*\n/);
+    expect(auto.stderr()).toMatch(/"one process \(auto: (workers cannot run with DTLS under this runtime .*|one core)\)"\n/);
+    auto.child.kill("SIGTERM");
+    expect(await auto.exited).toBe(0);
+  }, 60_000);
+
   test("SIGTERM stops the Deno-run gateway while an event stream is open; the follower sees the end", async () => {
     const events = procs.start([...topology.exec(topology.gateway), ...gwArgv("deno"), "events", "--json", "--url", "https://127.0.0.1:8443", "--token", adminToken, "--pin", gw.pin]);
     await events.waitFor("following events");

@@ -5,7 +5,7 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { execFileSync, spawnSync } from "node:child_process";
 import { mkdtempSync, rmSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { availableParallelism, tmpdir } from "node:os";
 import { join } from "node:path";
 import { gwArgv } from "../harness/gateway.ts";
 import { e2eAvailable } from "../harness/preconditions.ts";
@@ -73,6 +73,33 @@ describe.skipIf(!e2eAvailable())("gw serve startup errors", () => {
     const hide = `mount -t tmpfs gwst-empty /dev/net && exec "$0" "$@"`;
     expectOneLine(serve(["--tun", "gwst1"], ["unshare", "--mount", "--propagation", "private", "sh", "-c", hide]), "tun_unavailable", /\/dev\/net\/tun/);
   });
+
+  test("--workers 2 with a setting the workers do not carry is refused in one line", () => {
+    expectOneLine(serve(["--tun", "gwst4", "--workers", "2", "--pool6", "2001:db8:77::/64"]), "workers_unsupported", /workers 2 cannot run with an IPv6 pool \(pool6\): set workers to 1/);
+    expect(execFileSync("ip", ["-n", ns, "-o", "link"], { encoding: "utf8" })).not.toContain("gwst4");
+  });
+
+  /** Starts gw serve with these flags, waits for its ready line, stops it; returns what it logged. */
+  const readyLine = async (args: string[], wrapper: string[] = []) => {
+    const gw = procs.start(["ip", "netns", "exec", ns, ...wrapper, ...gwArgv("sources"), "serve", "--data-dir", join(work, "auto"), "--listen", "127.0.0.1", "--port", "8453", "--api-listen", "127.0.0.1:9453", "--tun", "gwst5", "--pool", "10.13.0.0/24", ...args]);
+    await gw.waitFor(/ready: .*\n/);
+    gw.child.kill("SIGTERM");
+    expect(await gw.exited).toBe(0);
+    return gw.stderr();
+  };
+
+  test("--workers 0 (auto): one worker per core, or one process and why", async () => {
+    const cores = availableParallelism();
+    const plain = await readyLine(["--workers", "0"]);
+    expect(plain).toMatch(cores >= 2 ? new RegExp(`, "${Math.min(cores, 16)} worker processes \\(auto: one per core\\)"\n`) : /, "one process \(auto: one core\)"\n/);
+    if (cores < 2) return;
+    // A setting the workers do not carry: one process instead of a refusal.
+    expect(await readyLine(["--workers", "0", "--pool6", "2001:db8:78::/64"])).toMatch(/, "one process \(auto: workers cannot run with an IPv6 pool \(pool6\)\)"\n/);
+    // No CAP_BPF (nor CAP_SYS_ADMIN): the TUN steering program cannot load, so one process, with the reason logged.
+    const noBpf = await readyLine(["--workers", "0"], ["setpriv", "--bounding-set=-bpf,-sys_admin", "--inh-caps=-bpf,-sys_admin"]);
+    expect(noBpf).toMatch(/workers auto: one process instead of \d+: /);
+    expect(noBpf).toMatch(/, "one process \(auto: \w+, see above\)"\n/);
+  }, 90_000);
 
   test("port in use: the second gateway says so, removes its TUN device, and the first keeps serving", async () => {
     const first = procs.start(["ip", "netns", "exec", ns, ...gwArgv("sources"), "serve", "--data-dir", join(work, "first"), "--listen", "127.0.0.1", "--port", "8443", "--api-listen", "127.0.0.1:9443", "--tun", "gwst2", "--pool", "10.11.0.0/24"]);

@@ -18,6 +18,7 @@ export const bunRuntime: Runtime = {
   openWorkerKernel,
   adoptTun,
   adoptUdp,
+  workersCarryDtls: true,
   serveHttps,
   passwordHasher: bunPasswordHasher,
   raiseOpenFileLimit,

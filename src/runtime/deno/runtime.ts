@@ -21,6 +21,7 @@ export const denoRuntime: Runtime = {
   openWorkerKernel,
   adoptTun,
   adoptUdp,
+  workersCarryDtls: false,
   serveHttps,
   passwordHasher: createPortablePasswordHasher(),
   raiseOpenFileLimit,
