@@ -43,6 +43,8 @@ export interface ConnectionInfo {
 export interface SessionFirewallInfo {
   /** Policy drops by reason (policy_denied, policy_inbound_denied, rate_limited_up, ...). */
   drops(): Record<string, number>;
+  /** All of drops() summed, without building the record: tells whether anything changed. */
+  dropTotal(): number;
   /** Effective limits, bits/s: the policy's, lowered by any cap (limitRates); undefined = none. */
   readonly rateUp: number | undefined;
   readonly rateDown: number | undefined;

@@ -113,6 +113,11 @@ export class SessionFirewall implements PacketSink {
     };
   }
 
+  dropTotal(): number {
+    const f = this.filter;
+    return f.denied + f.inboundDenied + f.rateLimitedUp + f.rateLimitedDown + f.malformed;
+  }
+
   private retune(): void {
     this.filter.setRates(this.rateUp, this.rateDown);
   }

@@ -10,6 +10,7 @@ import type { PolicySource } from "../net/session-firewalls.ts";
 import type { SpawnChild } from "../runtime/worker-process.ts";
 import type { WorkerKernel } from "../runtime/worker-kernel.ts";
 import { grantConnect } from "../tunnel/connect-handler.ts";
+import { RemoteFirewallView } from "./remote-firewall-view.ts";
 import type { TunnelDefaults } from "../tunnel/tunnel-params.ts";
 import { tunnelProtocol, type TunnelProtocol, type TunnelWorkerStart, type WireConnectionInfo, type WireLoginAnswer, type WireSession, type WorkerCounters } from "./tunnel-protocol.ts";
 import { TUNNEL_WORKER_FDS } from "./tunnel-worker.ts";
@@ -243,6 +244,16 @@ export class SessionWorkers {
         // Totals since the worker started: a restarted worker's count starts again from its restart.
         this.counters.set(index, body as WorkerCounters);
         this.mergeDrops();
+        return;
+      }
+      case "firewall": {
+        const { sessions } = body as { sessions: [string, number | null, number | null, Record<string, number>][] };
+        for (const [sessionId, up, down, drops] of sessions) {
+          const session = find(sessionId);
+          if (!session) continue;
+          const view = session.firewall instanceof RemoteFirewallView ? session.firewall : (session.firewall = new RemoteFirewallView());
+          view.update(up, down, drops);
+        }
         return;
       }
       case "dropNotice": {

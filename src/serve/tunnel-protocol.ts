@@ -141,6 +141,8 @@ export const tunnelProtocol = {
       traffic: z.object({ counts: z.array(counts).max(100_000) }),
       /** The worker's drop and login-front counters so far (totals, not increments), once a second. */
       counters: workerCounters,
+      /** Sessions whose effective rate caps (bits/s, null: none) or policy drops changed since the last report (once a second). */
+      firewall: z.object({ sessions: z.array(z.tuple([sessionId, z.number().nullable(), z.number().nullable(), z.record(text(64), z.number().int().min(0))])).max(100_000) }),
       dropNotice: z.object({ sessionId, rule: z.union([z.number().int(), text(64)]), peer: text(128), protocol: z.number().int(), port: z.number().int(), drops: z.number().int() }),
     },
   },

@@ -60,6 +60,8 @@ export function tunnelRole(deps: TunnelWorkerDeps): WorkerRole<TunnelProtocol> {
 class TunnelWorker {
   private readonly now: () => number;
   private readonly registry: SessionRegistry;
+  /** What reportFirewalls last told the main process, per session. */
+  private readonly reportedFirewalls = new WeakMap<Session, { up: number | undefined; down: number | undefined; dropTotal: number }>();
   private plane: DataPlane | undefined;
   private server: Server | undefined;
   private started: Promise<Result<{ udpPort: number | null }>> | undefined;
@@ -286,6 +288,27 @@ class TunnelWorker {
     }
   }
 
+  /**
+   * The rate caps and policy drops of sessions where either changed since the last report, for the
+   * main process's connection view (RemoteFirewallView). A look at each session's numbers, no
+   * allocation unless something changed.
+   */
+  private reportFirewalls(): void {
+    const sessions: [string, number | null, number | null, Record<string, number>][] = [];
+    for (const session of this.registry.list()) {
+      const firewall = session.firewall;
+      if (!firewall || session.ended) continue;
+      const last = this.reportedFirewalls.get(session);
+      const up = firewall.rateUp;
+      const down = firewall.rateDown;
+      const dropTotal = firewall.dropTotal();
+      if (last && last.up === up && last.down === down && last.dropTotal === dropTotal) continue;
+      this.reportedFirewalls.set(session, { up, down, dropTotal });
+      sessions.push([session.id, up ?? null, down ?? null, firewall.drops()]);
+    }
+    if (sessions.length > 0) this.context.main.note("firewall", { sessions });
+  }
+
   /** DPD and handshake deadlines, and what each session moved since the last report (then zeroed here). */
   private everySecond(): void {
     const now = this.now();
@@ -298,6 +321,7 @@ class TunnelWorker {
       counters.packetsIn = counters.packetsOut = counters.bytesIn = counters.bytesOut = 0;
     }
     if (counts.length > 0) this.context.main.note("traffic", { counts });
+    this.reportFirewalls();
     this.context.main.note("counters", {
       drops: [...this.drops.byReason],
       rules: [...this.drops.byRule].map(([group, causes]) => [group, [...causes]]),

@@ -119,6 +119,29 @@ describe.skipIf(!e2eAvailable())("gw serve --workers 2 with openconnect", () => 
     }, 120_000);
   }
 
+  test("a group rate set live shows on a worker's session in gw connections (reported by the worker), and goes when unset", async () => {
+    const oc = await connect(sources[1]!);
+    await oc.waitFor(DTLS_UP_LINE, 15_000);
+    const id = JSON.parse(inGw(["connections", "list", "--json"])).items[0].id;
+    const until = async (check: (shown: { rateUp: number | null; rateDown: number | null }) => boolean) => {
+      const deadline = Date.now() + 5_000;
+      let shown = JSON.parse(inGw(["connections", "show", id, "--json"]));
+      while (!check(shown) && Date.now() < deadline) {
+        await new Promise((r) => setTimeout(r, 250));
+        shown = JSON.parse(inGw(["connections", "show", id, "--json"]));
+      }
+      return shown;
+    };
+    inGw(["group", "set", "staff", "--rate-down", "20mbit"]);
+    expect(await until((s) => s.rateDown !== null)).toMatchObject({ rateUp: null, rateDown: 20e6 });
+    inGw(["group", "set", "staff", "--unset", "rate-down"]);
+    expect(await until((s) => s.rateDown === null)).toMatchObject({ rateUp: null, rateDown: null });
+    const before = logouts();
+    oc.child.kill("SIGINT");
+    await oc.exited;
+    await untilEnded(before);
+  }, 60_000);
+
   test("the workers' drop counters reach gw status: pings from the LAN to a pool address no session holds are counted as no_route", async () => {
     const before = JSON.parse(inGw(["status", "--json"])).drops.no_route ?? 0;
     // Unplaced addresses go to worker 0's queue, whose router has no session for them.

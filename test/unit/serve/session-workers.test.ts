@@ -8,6 +8,7 @@ import { parseCidr } from "../../../src/net/ipv4.ts";
 import type { ChildHandle, ProcessExit, SpawnSpec } from "../../../src/runtime/worker-process.ts";
 import type { WorkerKernel } from "../../../src/runtime/worker-kernel.ts";
 import { SessionWorkers } from "../../../src/serve/session-workers.ts";
+import { connectionView } from "../../../src/control/connections.ts";
 
 /** A worker process as the main process sees it, driven by the test: what it was sent, and its side of the channel. */
 class FakeWorker implements ChildHandle {
@@ -202,6 +203,22 @@ describe("SessionWorkers: the main process's account of sessions carried by work
     expect(t.drops.get("no_route")).toBe(13);
     expect(t.drops.ruleCounts("staff").get(0)).toBe(4);
     expect(t.sw.frontStats()).toEqual({ unauthenticated: 6, refused: { per_address_limit: 2 }, timedOut: {} });
+  });
+
+  test("a worker's firewall report: the connection view shows the session's rate caps and policy drops, and the next report replaces them", async () => {
+    const t = setup();
+    await t.sw.start();
+    const { session, token } = t.login();
+    await t.connect(0, token);
+    expect(connectionView(session)).toMatchObject({ rateUp: null, rateDown: null, drops: {} });
+    t.workers[0]!.note("firewall", { sessions: [[session.id, 20_000_000, null, { policy_denied: 3, rate_limited_up: 0 }], ["0123456789abcdef", 1, 1, {}]] });
+    expect(connectionView(session)).toMatchObject({ rateUp: 20_000_000, rateDown: null, drops: { policy_denied: 3, rate_limited_up: 0 } });
+    expect(session.firewall!.dropTotal()).toBe(3);
+    t.workers[0]!.note("firewall", { sessions: [[session.id, null, 5_000_000, { policy_denied: 4 }]] });
+    expect(connectionView(session)).toMatchObject({ rateUp: null, rateDown: 5_000_000, drops: { policy_denied: 4 } });
+    // A negative count is not a count: the note is dropped, the view stays.
+    t.workers[0]!.note("firewall", { sessions: [[session.id, null, null, { policy_denied: -1 }]] });
+    expect(connectionView(session)).toMatchObject({ rateDown: 5_000_000, drops: { policy_denied: 4 } });
   });
 
   test("a malformed note from a worker is dropped and logged; the channel keeps working", async () => {

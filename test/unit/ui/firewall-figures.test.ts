@@ -22,7 +22,7 @@ describe("the firewall in the web UI", () => {
     await control.users.add({ name: "bob", groups: [] });
     const limited = f.api.connect("bob", "staff");
     f.api.connect("carol", "staff");
-    control.sessions.findById(limited.id)!.firewall = { drops: () => ({ policy_denied: 3, rate_limited_up: 2 }), rateUp: 20_000_000, rateDown: undefined };
+    control.sessions.findById(limited.id)!.firewall = { drops: () => ({ policy_denied: 3, rate_limited_up: 2 }), dropTotal: () => 5, rateUp: 20_000_000, rateDown: undefined };
     const { cookie } = await f.signIn("alice", "admin");
     const rowOf = (html: string, user: string) => new RegExp(`<tr data-session="[^"]+"><td>(?:<a[^>]*>)?${user}<.*?</tr>`).exec(html)?.[0] ?? "";
 
