@@ -295,7 +295,7 @@ class TunnelWorker {
    */
   private reportFirewalls(): void {
     const sessions: [string, number | null, number | null, Record<string, number>][] = [];
-    for (const session of this.registry.list()) {
+    for (const session of this.registry.values()) {
       const firewall = session.firewall;
       if (!firewall || session.ended) continue;
       const last = this.reportedFirewalls.get(session);
