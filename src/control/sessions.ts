@@ -191,11 +191,6 @@ export class SessionRegistry {
     return [...this.byId.values()];
   }
 
-  /** The sessions held, without copying them into an array (do not create or end sessions while iterating). */
-  values(): IterableIterator<Session> {
-    return this.byId.values();
-  }
-
   /** Sessions held, connected or waiting for their client to reconnect. */
   get size(): number {
     return this.byId.size;

@@ -62,6 +62,8 @@ class TunnelWorker {
   private readonly registry: SessionRegistry;
   /** What reportFirewalls last told the main process, per session. */
   private readonly reportedFirewalls = new WeakMap<Session, { up: number | undefined; down: number | undefined; dropTotal: number }>();
+  /** Sessions whose caps or drops may have changed since the last report: attached, given a policy or rates, or moved packets. */
+  private readonly firewallsToLook = new Set<Session>();
   private plane: DataPlane | undefined;
   private server: Server | undefined;
   private started: Promise<Result<{ udpPort: number | null }>> | undefined;
@@ -230,9 +232,11 @@ class TunnelWorker {
   private setPolicy(session: Session, policy: CompiledPolicy): void {
     (session as { policy: CompiledPolicy }).policy = policy;
     this.plane?.firewalls.applyPolicy(session, policy);
+    this.firewallsToLook.add(session);
   }
 
   private attached(session: Session, connection: LiveConnection): void {
+    this.firewallsToLook.add(session);
     const id = this.nextConnectionId++;
     this.connectionIds.set(connection, id);
     const info = connection.info;
@@ -282,7 +286,9 @@ class TunnelWorker {
       case "rates": {
         const { sessionId, up, down } = body as { sessionId: string; up?: number; down?: number };
         const session = this.registry.findById(sessionId);
-        if (session) this.plane?.firewalls.limitRates(session, { up, down });
+        if (!session) return;
+        this.plane?.firewalls.limitRates(session, { up, down });
+        this.firewallsToLook.add(session);
         return;
       }
     }
@@ -290,13 +296,16 @@ class TunnelWorker {
 
   /**
    * The rate caps and policy drops of sessions where either changed since the last report, for the
-   * main process's connection view (RemoteFirewallView). A look at each session's numbers, no
-   * allocation unless something changed.
+   * main process's connection view (RemoteFirewallView). Only sessions that may have changed are
+   * looked at (firewallsToLook): a policy drop of a session that moved nothing else this second
+   * (an inbound packet denied to an idle client) is reported with its next traffic.
    */
   private reportFirewalls(): void {
     const sessions: [string, number | null, number | null, Record<string, number>][] = [];
-    for (const session of this.registry.values()) {
+    for (const session of this.firewallsToLook) {
       const firewall = session.firewall;
+      if (!firewall && !session.ended) continue; // not attached to the data plane yet: look again next time
+      this.firewallsToLook.delete(session);
       if (!firewall || session.ended) continue;
       const last = this.reportedFirewalls.get(session);
       const up = firewall.rateUp;
@@ -318,6 +327,7 @@ class TunnelWorker {
       const session = this.sessionOfCounters.get(counters);
       if (!session || session.ended) continue;
       counts.push([session.id, counters.packetsIn, counters.packetsOut, counters.bytesIn, counters.bytesOut]);
+      this.firewallsToLook.add(session);
       counters.packetsIn = counters.packetsOut = counters.bytesIn = counters.bytesOut = 0;
     }
     if (counts.length > 0) this.context.main.note("traffic", { counts });
