@@ -196,9 +196,8 @@ export async function startGateway(config: GatewayConfig, deps: GatewayDeps): Pr
     const opened = (device = tun.value);
     cleanups.push(() => opened.close());
   }
-  const workerCount = kernel && plan.kind === "workers" ? plan.count : 1;
   // With workers each has its own open-file limit (inherited from this process's, raised above).
-  const sessionBudget = budget.sessions * workerCount;
+  const sessionBudget = budget.sessions * (kernel ? kernel.tcp.length : 1);
   const sessionCap = () => Math.min(config.maxSessions ?? sessionBudget, sessionBudget);
   const tunName = kernel ? kernel.tun.name : device!.name;
 
