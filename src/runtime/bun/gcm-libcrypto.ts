@@ -58,14 +58,14 @@ export const createGcmKey: CreateGcmKey = (key) => {
     return undefined;
   }
   keyCopy.fill(0);
-  // out-length word, tag and prefix byte. Backed by an ArrayBuffer of its own: a small typed array
+  // out-length word, tag and prefix/suffix byte. Backed by an ArrayBuffer of its own: a small typed array
   // may live in the GC heap and move when first viewed, which would leave a taken pointer stale.
   const scratch = new Uint8Array(new ArrayBuffer(64));
   const outl = ptr(scratch);
   const tagAt = (outl + 16) as Pointer;
   const prefixByte = scratch.subarray(32, 33);
   const gcm: GcmKey = {
-    seal(nonce, aad, plaintext, out, outOffset, prefix) {
+    seal(nonce, aad, plaintext, out, outOffset, prefix, suffix) {
       c.EVP_CipherInit_ex(ctx, null, null, null, ptr(nonce), 1);
       c.EVP_CipherUpdate(ctx, null, outl, aad, aad.length);
       let at = ptr(out, outOffset);
@@ -76,7 +76,13 @@ export const createGcmKey: CreateGcmKey = (key) => {
         at = (at + 1) as Pointer;
       }
       if (plaintext.length > 0) c.EVP_CipherUpdate(ctx, at, outl, plaintext, plaintext.length);
-      const tagOut = (at + plaintext.length) as Pointer;
+      at = (at + plaintext.length) as Pointer;
+      if (suffix !== undefined) {
+        scratch[32] = suffix;
+        c.EVP_CipherUpdate(ctx, at, outl, prefixByte, 1);
+        at = (at + 1) as Pointer;
+      }
+      const tagOut = at;
       c.EVP_CipherFinal_ex(ctx, tagOut, outl);
       c.EVP_CIPHER_CTX_ctrl(ctx, EVP_CTRL_GCM_GET_TAG, 16, tagOut);
     },

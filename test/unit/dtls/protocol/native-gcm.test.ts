@@ -1,5 +1,5 @@
 import { describe, expect, test } from "bun:test";
-import { randomBytes } from "node:crypto";
+import { createCipheriv, randomBytes } from "node:crypto";
 import { LEGACY_SUITES, PSK_SUITES, type DtlsSuite } from "../../../../src/dtls/protocol/cipher-suites.ts";
 import { keyBlockLength, splitKeyBlock } from "../../../../src/dtls/protocol/keys.ts";
 import { ContentType, createRecordProtection, parseRecord, RECORD_HEADER_LENGTH } from "../../../../src/dtls/protocol/record.ts";
@@ -64,6 +64,24 @@ describe("native AES-GCM record protection", () => {
           expect(opened.ok && toHex(opened.value)).toBe("03" + toHex(payload));
           if (suite.kind === "gcm") expect(toHex(out.subarray(0, n))).toBe(toHex(server.seal(ContentType.applicationData, 1, 99, Uint8Array.of(3, ...payload))));
         }
+      }
+    }
+  });
+
+  test("a suffix byte (TLS 1.3's inner content type) is sealed after the plaintext, before the tag, as node:crypto seals plaintext ‖ suffix", () => {
+    for (const keyLength of [16, 32]) {
+      const key = new Uint8Array(randomBytes(keyLength));
+      const gcm = createGcmKey(key)!;
+      for (const size of [0, 1, 1400, 16384]) {
+        const nonce = new Uint8Array(randomBytes(12));
+        const aad = Uint8Array.of(23, 3, 3, (size + 17) >> 8, (size + 17) & 0xff);
+        const plaintext = new Uint8Array(randomBytes(size));
+        const out = new Uint8Array(Math.max(2048, size + 64));
+        gcm.seal(nonce, aad, plaintext, out, 5, undefined, 23);
+        const c = createCipheriv(keyLength === 32 ? "aes-256-gcm" : "aes-128-gcm", key, nonce);
+        c.setAAD(aad);
+        const expected = Buffer.concat([c.update(Uint8Array.of(...plaintext, 23)), c.final(), c.getAuthTag()]);
+        expect(toHex(out.subarray(5, 5 + size + 17))).toBe(toHex(expected));
       }
     }
   });
