@@ -32,7 +32,7 @@ export const serveCommand = defineCommand({
     const sinks = { text: createLogSink((line) => console.error(line), Date.now), json: createJsonLogSink((line) => console.error(line), Date.now) };
     let sink: Log = sinks.text;
     const log: Log = (message) => sink(message);
-    const { fileLocks, passwordHasher, openTun, openUdp, raiseOpenFileLimit, serveHttps, createGcmKey } = runtime;
+    const { fileLocks, passwordHasher, openTun, openUdp, raiseOpenFileLimit, serveHttps, createGcmKey, openRawTcp } = runtime;
     const taken = await takeDataDir(dataDirFrom(args as { "data-dir"?: string }), { locks: fileLocks, uid: process.getuid?.() ?? 0, pid: process.pid, log });
     if (!taken.ok) throw taken.error;
     const { config, flagged } = parseServeConfig(args, rawArgs, taken.value.path);
@@ -62,6 +62,7 @@ export const serveCommand = defineCommand({
       workerProcesses: runtime.workerProcesses,
       workersCarryDtls: runtime.workersCarryDtls,
       createGcmKey,
+      openRawTcp,
       hasher: passwordHasher,
       raiseOpenFileLimit,
       serveHttps,

@@ -14,6 +14,7 @@ import { formatConnectResponse, formatResponse, type ResponseSpec } from "./http
 import type { DataPlane } from "../dataplane/data-plane.ts";
 import { logLine } from "../log/log-line.ts";
 import type { AdmissionSlot } from "./connection-admission.ts";
+import type { TlsOutput } from "./tls-listener.ts";
 import type { FrontCounters, TimeoutReason } from "./front-counters.ts";
 import { FRONT_LIMITS, type FrontLimits } from "./front-limits.ts";
 
@@ -57,9 +58,10 @@ const NOTHING = new Uint8Array(0);
  * unsent, at most maxQueuedRequests parsed requests wait (more pipelined at once: 429 and
  * close), and every phase before the tunnel has a deadline that activity does not extend (a
  * head sent one byte a second is still cut off). `slot` counts the connection as unauthenticated
- * until CONNECT makes it a tunnel.
+ * until CONNECT makes it a tunnel. Reads come from `socket`, writes go to `output` (the socket, or
+ * the gateway's TLS 1.3 record writer), and from CONNECT on the CSTP channel writes there too.
  */
-export function serveConnection(socket: TLSSocket, front: TunnelFront, slot: AdmissionSlot): void {
+export function serveConnection(socket: TLSSocket, front: TunnelFront, slot: AdmissionSlot, output: TlsOutput = socket): void {
   const limits = front.limits ?? FRONT_LIMITS;
   const clientIp = unmapIpv4(socket.remoteAddress ?? "");
   const peer = `${clientIp}:${socket.remotePort}`;
@@ -92,7 +94,7 @@ export function serveConnection(socket: TLSSocket, front: TunnelFront, slot: Adm
     slot.release();
   };
   socket.on("data", onData);
-  socket.on("drain", onDrain);
+  output.on("drain", onDrain);
   socket.on("error", ignoreSocketError);
   socket.on("close", onClose);
   flow();
@@ -125,7 +127,7 @@ export function serveConnection(socket: TLSSocket, front: TunnelFront, slot: Adm
       } catch (e) {
         // handle() answers its own failures; reaching here is a bug, and the answering phase has no deadline.
         front.plane.log(logLine`answering failed peer=${peer}: ${e}`);
-        socket.destroy();
+        output.destroy();
       }
       answered++;
     }
@@ -175,7 +177,7 @@ export function serveConnection(socket: TLSSocket, front: TunnelFront, slot: Adm
   function expire(reason: TimeoutReason): void {
     if (closing || channel) return;
     front.counters.timeout(reason);
-    socket.destroy();
+    output.destroy();
   }
 
   async function handle(event: Pending): Promise<void> {
@@ -249,9 +251,9 @@ export function serveConnection(socket: TLSSocket, front: TunnelFront, slot: Adm
       mtu: decision.params.mtu,
     };
     const head = formatConnectResponse(decision.headers);
-    channel = front.plane.connect(socket, decision.session, decision.params, decision.dialect, head, facts, decision.dtls);
+    channel = front.plane.connect(output, decision.session, decision.params, decision.dialect, head, facts, decision.dtls);
     socket.off("data", onData);
-    socket.off("drain", onDrain);
+    output.off("drain", onDrain);
     socket.off("close", onClose);
     handOver(socket, channel);
     const early = reader.takeRemainder();
@@ -263,13 +265,13 @@ export function serveConnection(socket: TLSSocket, front: TunnelFront, slot: Adm
   function respond(response: ResponseSpec, close: boolean): void {
     if (closing) return;
     const headers = close && !response.headers.some(([n]) => n === "Connection") ? [...response.headers, ["Connection", "close"] as const] : response.headers;
-    if (!socket.write(formatResponse({ ...response, headers }))) writeBlocked = true;
+    if (!output.write(formatResponse({ ...response, headers }))) writeBlocked = true;
     if (close) {
       closing = true;
       clearTimeout(deadline);
-      socket.end();
+      output.end();
       // end() waits for the answer to be read; a client that never reads must not keep the socket.
-      setTimeout(() => socket.destroy(), limits.closeGraceMs).unref?.();
+      setTimeout(() => output.destroy(), limits.closeGraceMs).unref?.();
     }
   }
 }

@@ -1,9 +1,15 @@
+import { constants } from "node:crypto";
 import type { Socket } from "node:net";
 import { createServer, type SecureContextOptions, type Server, type TLSSocket } from "node:tls";
+import type { CreateGcmKey } from "../runtime/gcm.ts";
+import type { OpenRawTcp } from "../runtime/raw-tcp.ts";
+import { FramePool } from "../tunnel/frame-pool.ts";
 import { err, ok, type Result } from "../errors.ts";
 import type { AdmissionSlot, ConnectionAdmission } from "./connection-admission.ts";
 import type { FrontCounters } from "./front-counters.ts";
 import { AcceptGate } from "./accept-gate.ts";
+import { Tls13RecordWriter } from "./tls13-record-writer.ts";
+import { serverTrafficSecret0, tls13Suite } from "./tls13-traffic-keys.ts";
 
 /** Who may start a handshake, and how long it may take (front-limits.ts). */
 export interface HandshakeGuard {
@@ -37,8 +43,43 @@ export interface TlsListenOptions {
    */
   clientCaPems?: string[];
   guard: HandshakeGuard;
-  /** A completed handshake; `slot` counts it as unauthenticated until released (at CONNECT; at close by itself). */
-  onConnection(socket: TLSSocket, slot: AdmissionSlot): void;
+  /** Present when the runtime can seal AES-GCM and write the TCP socket itself: TLS 1.3 connections then write through Tls13RecordWriter. */
+  sealing?: RecordSealing;
+  /**
+   * A completed handshake; `slot` counts it as unauthenticated until released (at CONNECT; at close
+   * by itself). Reads come from `socket`; writes go to `output`, which is the socket itself unless
+   * the gateway seals the records.
+   */
+  onConnection(socket: TLSSocket, slot: AdmissionSlot, output: TlsOutput): void;
+}
+
+export interface RecordSealing {
+  createGcmKey: CreateGcmKey;
+  openRawTcp: OpenRawTcp;
+  /** Batch buffers shared by every connection of the listener (an idle connection holds none). */
+  batches: FramePool;
+}
+
+/** Record sealing when the runtime has both halves of it (Bun: libcrypto and libc through FFI). */
+export function recordSealing(createGcmKey: CreateGcmKey | undefined, openRawTcp: OpenRawTcp | undefined): RecordSealing | undefined {
+  return createGcmKey && openRawTcp && { createGcmKey, openRawTcp, batches: new FramePool(BATCH_BYTES, MAX_IDLE_BATCHES) };
+}
+
+/** A batch holds a TUN read's worth of full-size records for one connection; a fuller one leaves early. */
+const BATCH_BYTES = 64 * 1024;
+/** Batches kept for reuse when traffic stops: 1 MiB whatever the number of connections. */
+const MAX_IDLE_BATCHES = 16;
+
+/** Where a connection's answers and frames are written: the TLS socket, or the gateway's own record writer. */
+export interface TlsOutput {
+  /** False: wait for 'drain' before writing more. */
+  write(data: Uint8Array, done?: (error?: Error | null) => void): boolean;
+  end(): void;
+  destroy(): void;
+  on(event: "drain", listener: () => void): unknown;
+  off(event: "drain", listener: () => void): unknown;
+  /** True for the gateway's record writer: each write its own records, no need to wait between writes. */
+  readonly sealsWholeRecords?: boolean;
 }
 
 /**
@@ -52,9 +93,21 @@ const TLS12_CIPHERS = [
   "ECDHE-RSA-AES128-GCM-SHA256",
 ].join(":");
 
-/** The secure context of the tunnel port: at start, and again at a reload (server.setSecureContext). */
+/**
+ * The secure context of the tunnel port: at start, and again at a reload (server.setSecureContext).
+ * No session tickets: clients log in again with their cookie, never resume, and a ticket is a
+ * record the TLS library would write by itself (tls13-record-writer.ts).
+ */
 export function tlsContextOptions(certPem: string, keyPem: string, clientCaPems?: string[]): SecureContextOptions {
-  return { cert: certPem, key: keyPem, minVersion: "TLSv1.2", ciphers: TLS12_CIPHERS, honorCipherOrder: true, ...(clientCaPems ? { ca: clientCaPems } : {}) };
+  return {
+    cert: certPem,
+    key: keyPem,
+    minVersion: "TLSv1.2",
+    ciphers: TLS12_CIPHERS,
+    honorCipherOrder: true,
+    secureOptions: constants.SSL_OP_NO_TICKET,
+    ...(clientCaPems ? { ca: clientCaPems } : {}),
+  };
 }
 
 export function listenTls(o: TlsListenOptions): Promise<Result<Server>> {
@@ -65,12 +118,22 @@ export function listenTls(o: TlsListenOptions): Promise<Result<Server>> {
     },
     (socket: TLSSocket) => {
       const handshake = handshakes.get(connectionKey(socket));
+      const secret = secrets?.get(socket);
+      secrets?.delete(socket);
       if (!handshake) return socket.destroy(); // closed or timed out meanwhile
       clearTimeout(handshake.timer);
       handshakes.delete(connectionKey(socket));
-      o.onConnection(socket, handshake.slot);
+      o.onConnection(socket, handshake.slot, (o.sealing && secret && sealedOutput(socket, secret, o.sealing)) || socket);
     },
   );
+  // The server's traffic secret of each handshake, for the connections the gateway seals itself.
+  const secrets = o.sealing && new WeakMap<TLSSocket, Uint8Array>();
+  if (secrets) {
+    server.on("keylog", (line: Buffer, socket: TLSSocket) => {
+      const secret = serverTrafficSecret0(line.toString("latin1"));
+      if (secret) secrets.set(socket, secret);
+    });
+  }
   const adopted = o.fd !== undefined;
   const listen = (done: () => void) => (o.fd !== undefined ? server.listen({ fd: o.fd }, done) : server.listen(o.port, o.host, done));
   const gate = new AcceptGate({
@@ -96,6 +159,15 @@ export function listenTls(o: TlsListenOptions): Promise<Result<Server>> {
       resolve(ok(server));
     });
   });
+}
+
+/** TLS 1.3 with an AES-GCM suite, sealed by the gateway; undefined to leave the writing to the TLS library. */
+function sealedOutput(socket: TLSSocket, secret: Uint8Array, sealing: RecordSealing): Tls13RecordWriter | undefined {
+  if (socket.getProtocol() !== "TLSv1.3") return undefined;
+  const cipher = socket.getCipher();
+  const suite = tls13Suite(cipher?.standardName ?? cipher?.name);
+  const raw = suite && sealing.openRawTcp(socket);
+  return raw && Tls13RecordWriter.start({ raw, socket, suite: suite!, secret, createGcmKey: sealing.createGcmKey, batches: sealing.batches });
 }
 
 interface Handshake {

@@ -6,6 +6,7 @@ import type { PasswordHasher } from "./password-hasher.ts";
 import type { AdoptTun, OpenTun } from "./tun.ts";
 import type { AdoptUdp, OpenUdp } from "./udp.ts";
 import type { CreateGcmKey } from "./gcm.ts";
+import type { OpenRawTcp } from "./raw-tcp.ts";
 import type { WorkerProcesses } from "./worker-process.ts";
 import type { OpenWorkerKernel } from "./worker-kernel.ts";
 
@@ -32,4 +33,6 @@ export interface Runtime {
   readonly workerProcesses: WorkerProcesses;
   /** Native AES-GCM contexts for DTLS records; absent: node:crypto per record. */
   readonly createGcmKey?: CreateGcmKey;
+  /** Direct writes to the TCP socket under a TLS socket (the gateway's own TLS 1.3 records); absent: the TLS library writes. */
+  readonly openRawTcp?: OpenRawTcp;
 }

@@ -30,6 +30,7 @@ import type { ServeHttps } from "../runtime/https-server.ts";
 import type { PasswordHasher } from "../runtime/password-hasher.ts";
 import type { OpenTun, TunDevice } from "../runtime/tun.ts";
 import type { OpenUdp, UdpSocket } from "../runtime/udp.ts";
+import type { OpenRawTcp } from "../runtime/raw-tcp.ts";
 import type { CreateGcmKey } from "../runtime/gcm.ts";
 import type { RaiseOpenFileLimit } from "../runtime/open-files.ts";
 import { descriptorBudget } from "./descriptor-budget.ts";
@@ -39,7 +40,7 @@ import type { Store } from "../store/store.ts";
 import { serveConnection } from "../front/http-connection.ts";
 import { grantConnect } from "../tunnel/connect-handler.ts";
 import type { TunnelDefaults } from "../tunnel/tunnel-params.ts";
-import { listenTls } from "../front/tls-listener.ts";
+import { listenTls, recordSealing } from "../front/tls-listener.ts";
 import { ConnectionAdmission } from "../front/connection-admission.ts";
 import { FrontCounters } from "../front/front-counters.ts";
 import { FRONT_LIMITS } from "../front/front-limits.ts";
@@ -81,6 +82,8 @@ export interface GatewayDeps {
   cores?(): number;
   /** Native AES-GCM for DTLS records (the runtime's); absent: node:crypto per record. */
   createGcmKey?: CreateGcmKey;
+  /** The TCP socket under a TLS socket, for the records the gateway seals itself (absent: the TLS library writes). */
+  openRawTcp?: OpenRawTcp;
   hasher: PasswordHasher;
   /** Lifts the soft open-file limit to the hard one; the limit then bounds the sessions. */
   raiseOpenFileLimit: RaiseOpenFileLimit;
@@ -426,7 +429,8 @@ export async function startGateway(config: GatewayConfig, deps: GatewayDeps): Pr
         onPause: (open) => deps.log(logLine`tunnel port: not accepting for now: ${open} connections hold the descriptors the open-file limit ${budget.limit} leaves (see gw doctor); resumes as connections end`),
         onResumeError: (e) => deps.log(logLine`tunnel port: listening again failed: ${e.message}; retrying`),
       },
-      onConnection: (socket, slot) =>
+      sealing: recordSealing(deps.createGcmKey, deps.openRawTcp),
+      onConnection: (socket, slot, output) =>
         serveConnection(socket, {
           plane: local,
           flow,
@@ -436,7 +440,7 @@ export async function startGateway(config: GatewayConfig, deps: GatewayDeps): Pr
           counters: frontCounters,
           saml: saml?.front,
           clientCertificate,
-        }, slot),
+        }, slot, output),
     });
     if (!listener.ok) return fail(listener);
     const server: Server = listener.value;

@@ -8,11 +8,12 @@ import { FrontCounters } from "../front/front-counters.ts";
 import { FRONT_LIMITS } from "../front/front-limits.ts";
 import type { HttpRequest } from "../front/http-head.ts";
 import { serveConnection, type TunnelFront } from "../front/http-connection.ts";
-import { listenTls, tlsContextOptions } from "../front/tls-listener.ts";
+import { listenTls, recordSealing, tlsContextOptions } from "../front/tls-listener.ts";
 import { logLine } from "../log/log-line.ts";
 import { DropCounters } from "../net/drop-counters.ts";
 import { PolicyCompiler } from "../net/policy-compiler.ts";
 import type { TrafficCounters } from "../net/traffic-counters.ts";
+import type { OpenRawTcp } from "../runtime/raw-tcp.ts";
 import type { CreateGcmKey } from "../runtime/gcm.ts";
 import type { MemoryProbe } from "../runtime/memory-probe.ts";
 import { memoryReport } from "./memory-report.ts";
@@ -31,6 +32,7 @@ export interface TunnelWorkerDeps {
   adoptTun: AdoptTun;
   adoptUdp: AdoptUdp;
   createGcmKey?: CreateGcmKey;
+  openRawTcp?: OpenRawTcp;
   now?(): number;
 }
 
@@ -149,7 +151,8 @@ class TunnelWorker {
         onPause: (open) => log(logLine`worker ${this.context.index}: ${open} connections hold its descriptors: new ones are closed until some end`),
         onResumeError: () => {},
       },
-      onConnection: (socket, slot) => serveConnection(socket, front, slot),
+      sealing: recordSealing(this.deps.createGcmKey, this.deps.openRawTcp),
+      onConnection: (socket, slot, output) => serveConnection(socket, front, slot, output),
     });
     if (!listening.ok) {
       plane.close();

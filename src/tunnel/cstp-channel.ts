@@ -2,9 +2,10 @@ import type { DropCounters } from "../net/drop-counters.ts";
 import type { PacketSink } from "../net/router.ts";
 import type { TrafficCounters } from "../net/traffic-counters.ts";
 import { CstpDecoder, CstpType, encodeFrameInto, headerLength, type CstpDialect } from "./cstp-codec.ts";
-import { CstpWriter, type FrameSocket } from "./cstp-writer.ts";
+import { CstpWriter, type FrameQueue, type FrameSocket } from "./cstp-writer.ts";
 import { DeadPeerDetector, PEER_DEAD, PEER_PROBE } from "./dead-peer-detector.ts";
 import type { FramePool } from "./frame-pool.ts";
+import { isRecordSink, RecordFrameWriter } from "./record-frame-writer.ts";
 
 /** How a channel ended, from the session's point of view. */
 export type ChannelEnd =
@@ -17,7 +18,12 @@ export type ChannelEnd =
 export interface ChannelSocket extends FrameSocket {
   end(): void;
   destroy(): void;
+  /** Set when the gateway seals the TLS records itself: frames then go straight into records. */
+  readonly sealsWholeRecords?: boolean;
 }
+
+/** A frame's worth of bytes per queued frame, for a writer that counts bytes (RecordFrameWriter). */
+const QUEUED_BYTES_PER_FRAME = 2048;
 
 export interface CstpChannelOptions {
   /** Known at CONNECT time for openconnect/AnyConnect; otherwise detected from the first frame. */
@@ -45,11 +51,12 @@ const GRACEFUL_CLOSE_MS = 5000;
 
 /**
  * One CSTP tunnel over one TLS connection: frames in (both dialects), frames out (one per TLS
- * record), DPD and keepalive, disconnect and terminate.
+ * record: by the TLS library one write at a time, or sealed by the gateway in batches), DPD and
+ * keepalive, disconnect and terminate.
  */
 export class CstpChannel implements PacketSink {
   private readonly decoder: CstpDecoder;
-  private readonly writer: CstpWriter;
+  private readonly writer: FrameQueue;
   private dialect: CstpDialect | undefined;
   private pending: Uint8Array[] = [];
   /** When the last frame arrived (any frame is proof of life). */
@@ -63,7 +70,9 @@ export class CstpChannel implements PacketSink {
   ) {
     this.dialect = o.dialect;
     this.decoder = new CstpDecoder({ dialect: o.dialect });
-    this.writer = new CstpWriter(socket, o.maxQueuedFrames, o.frames);
+    this.writer = isRecordSink(socket)
+      ? new RecordFrameWriter(socket, o.maxQueuedFrames * QUEUED_BYTES_PER_FRAME, o.frames)
+      : new CstpWriter(socket, o.maxQueuedFrames, o.frames);
     this.dpd = new DeadPeerDetector(o.dpdSeconds);
     if (o.preamble) this.writer.send(o.preamble);
     this.lastRx = o.now();

@@ -5,6 +5,15 @@ export interface FrameSocket {
   write(data: Uint8Array, callback: (error?: Error | null) => void): boolean;
 }
 
+/** Where a channel's outgoing frames go: CstpWriter, or RecordFrameWriter when the gateway seals the records itself. */
+export interface FrameQueue {
+  /** False when the frame was dropped (queue full or closed); the frame belongs to the queue either way. */
+  send(frame: Uint8Array): boolean;
+  /** Runs fn once everything queued so far is on its way (immediately if idle). */
+  whenDrained(fn: () => void): void;
+  close(): void;
+}
+
 /**
  * Writes CSTP frames one at a time: each frame goes into its own write() and the next waits for
  * the previous write's callback, because Node-style TLS sockets coalesce queued writes into one
@@ -12,7 +21,7 @@ export interface FrameSocket {
  * The queue is bounded: a slow client loses packets (counted by the caller) instead of growing
  * memory without limit. A written frame goes back to `frames` (its pool, if any) for the next one.
  */
-export class CstpWriter {
+export class CstpWriter implements FrameQueue {
   private readonly queue: Uint8Array[] = [];
   private head = 0;
   private writing = false;

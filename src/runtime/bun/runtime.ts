@@ -10,6 +10,7 @@ import { openUdp } from "./udp-socket.ts";
 import { openWorkerKernel } from "./worker-kernel.ts";
 import { bunWorkerProcesses } from "./worker-processes.ts";
 import { createGcmKey } from "./gcm-libcrypto.ts";
+import { openRawTcp } from "./raw-tcp.ts";
 
 export const bunRuntime: Runtime = {
   name: `bun ${Bun.version}`,
@@ -26,4 +27,5 @@ export const bunRuntime: Runtime = {
   memory: bunMemoryProbe,
   workerProcesses: bunWorkerProcesses,
   createGcmKey,
+  openRawTcp,
 };

@@ -1,0 +1,280 @@
+import type { CreateGcmKey, GcmKey } from "../runtime/gcm.ts";
+import type { RawTcp } from "../runtime/raw-tcp.ts";
+import type { FramePool } from "../tunnel/frame-pool.ts";
+import { nextTrafficSecret, trafficKeys, type Tls13Suite } from "./tls13-traffic-keys.ts";
+
+/** What the writer needs of the TLS socket itself: its end, and to hear when it is gone. */
+export interface TlsEnds {
+  end(): void;
+  destroy(): void;
+  on(event: "close", listener: () => void): unknown;
+}
+
+export interface Tls13RecordWriterOptions {
+  raw: RawTcp;
+  socket: TlsEnds;
+  suite: Tls13Suite;
+  /** SERVER_TRAFFIC_SECRET_0 of the handshake (the key log). */
+  secret: Uint8Array;
+  createGcmKey: CreateGcmKey;
+  /** Batch buffers, shared by the listener's connections. */
+  batches: FramePool;
+  /** Records sealed under one key before the next KeyUpdate; RECORDS_PER_KEY unless a test sets fewer. */
+  recordsPerKey?: number;
+}
+
+/** The largest TLS plaintext per record (RFC 8446 §5.1). */
+const MAX_PLAINTEXT = 16384;
+/** Header 5, inner content type 1, tag 16. */
+const RECORD_OVERHEAD = 22;
+/**
+ * AES-GCM may seal about 2^24.5 full records under one key (RFC 8446 §5.5); the writer moves to
+ * the next key well before.
+ */
+const RECORDS_PER_KEY = 2 ** 24;
+/** While the kernel's buffer is full, try again after this long, doubling up to the cap without progress. */
+const RETRY_FIRST_MS = 1;
+const RETRY_MAX_MS = 16;
+
+const APPLICATION_DATA = 23;
+const HANDSHAKE = 22;
+const ALERT = 21;
+/** handshake type key_update (24), length 1, update_not_requested (0). */
+const KEY_UPDATE = new Uint8Array([24, 0, 0, 1, 0]);
+/** warning (1), close_notify (0). */
+const CLOSE_NOTIFY = new Uint8Array([1, 0]);
+
+/**
+ * The server half of a TLS 1.3 connection, sealed by the gateway instead of the TLS library: each
+ * write becomes records of its own (one CSTP frame, one record, which openconnect requires), and
+ * the records of one turn of the event loop leave in one send() instead of one SSL_write and one
+ * send each (issue 13: a CSTP download was a sendto per frame).
+ *
+ * The TLS library keeps the handshake and everything it reads; it never writes again, except
+ * perhaps a close_notify at its end or an answer to a client's key update request. So that such a
+ * record can never share a key and nonce with one of ours, the first record is a KeyUpdate: from
+ * then on the writer seals under a key the library does not have (RFC 8446 §4.6.3). Session
+ * tickets are off in the secure context (tls-listener.ts), or the library would write them.
+ *
+ * Records are sealed as they are written, in order, into a batch buffer from a shared pool; the
+ * batch goes to the kernel at the end of the turn (or when full). What the kernel does not take
+ * waits here, in order, and is tried again on a short timer: the runtime's event loop tells only
+ * the TLS library when the socket is writable. `write` returns false while bytes wait, and 'drain'
+ * says when they are all gone, as with socket.write.
+ */
+export class Tls13RecordWriter {
+  /** Writes keep their boundaries as records, and need not wait for one another (CstpChannel). */
+  readonly sealsWholeRecords = true;
+  private readonly raw: RawTcp;
+  private readonly socket: TlsEnds;
+  private gcm: GcmKey;
+  private iv: Uint8Array;
+  private secret: Uint8Array;
+  private seq = 0;
+  private readonly nonce = new Uint8Array(12);
+  private readonly header = new Uint8Array(5);
+  /** The batch being sealed into. */
+  private batch: Uint8Array | undefined;
+  private fill = 0;
+  /** Sealed batches the kernel has not taken yet, oldest first; the first from `sentOfFirst` on. */
+  private unsent: Uint8Array[] = [];
+  private sentOfFirst = 0;
+  private unsentBytes = 0;
+  private flushScheduled = false;
+  private retry: ReturnType<typeof setTimeout> | undefined;
+  private retryMs = RETRY_FIRST_MS;
+  private drainListeners: (() => void)[] = [];
+  private ending = false;
+  private gone = false;
+  private readonly recordsPerKey: number;
+
+  private constructor(
+    private readonly o: Tls13RecordWriterOptions,
+    gcm: GcmKey,
+    iv: Uint8Array,
+  ) {
+    this.raw = o.raw;
+    this.socket = o.socket;
+    this.secret = o.secret;
+    this.gcm = gcm;
+    this.iv = iv;
+    this.recordsPerKey = o.recordsPerKey ?? RECORDS_PER_KEY;
+    // A plain listener ('close' comes once): once() would add a wrapper per connection (issue 13).
+    o.socket.on("close", () => this.forget());
+  }
+
+  /** A writer that has sent its KeyUpdate; undefined when the runtime cannot seal AES-GCM itself. */
+  static start(o: Tls13RecordWriterOptions): Tls13RecordWriter | undefined {
+    const keys = trafficKeys(o.suite, o.secret);
+    const gcm = o.createGcmKey(keys.key);
+    if (!gcm) return undefined;
+    const writer = new Tls13RecordWriter(o, gcm, keys.iv);
+    if (!writer.updateKey()) return undefined;
+    writer.flush();
+    return writer;
+  }
+
+  /** Sealed bytes not yet taken by the kernel (a slow client's backlog). */
+  get queuedBytes(): number {
+    return this.unsentBytes + this.fill;
+  }
+
+  /** Seals `data` as application data; `done` runs once the kernel took it (or it was lost with the connection). */
+  write(data: Uint8Array, done?: (error?: Error | null) => void): boolean {
+    if (this.gone || this.ending) {
+      if (done) queueMicrotask(() => done(new Error("the TLS stream has ended")));
+      return false;
+    }
+    // An empty write makes no record (TLS 1.3 allows empty application data; nobody needs it).
+    for (let at = 0; at < data.length; at += MAX_PLAINTEXT) this.seal(APPLICATION_DATA, data.subarray(at, Math.min(data.length, at + MAX_PLAINTEXT)));
+    this.scheduleFlush();
+    if (done) this.whenSent(done);
+    return this.unsentBytes === 0;
+  }
+
+  /** close_notify after everything written so far; the TCP end once the kernel has it all. */
+  end(): void {
+    if (this.gone || this.ending) return;
+    this.seal(ALERT, CLOSE_NOTIFY);
+    this.ending = true;
+    this.flush();
+  }
+
+  destroy(): void {
+    this.forget();
+    this.socket.destroy();
+  }
+
+  on(event: "drain", listener: () => void): this {
+    this.drainListeners.push(listener);
+    return this;
+  }
+
+  off(event: "drain", listener: () => void): this {
+    this.drainListeners = this.drainListeners.filter((l) => l !== listener);
+    return this;
+  }
+
+  /** Hands the sealed batch to the kernel, after any that wait. */
+  flush(): void {
+    this.flushScheduled = false;
+    if (this.gone) return;
+    if (this.batch && this.fill > 0) {
+      const sealed = this.batch.subarray(0, this.fill);
+      this.batch = undefined;
+      this.fill = 0;
+      this.unsent.push(sealed);
+      this.unsentBytes += sealed.length;
+    }
+    if (this.retry === undefined) this.sendUnsent();
+  }
+
+  /** Sends waiting batches until the kernel's buffer is full; then tries again later. */
+  private sendUnsent(): void {
+    let progress = false;
+    while (this.unsent.length > 0) {
+      const first = this.unsent[0]!;
+      const n = this.raw.send(this.sentOfFirst === 0 ? first : first.subarray(this.sentOfFirst));
+      if (n < 0) return this.destroy();
+      if (n > 0) progress = true;
+      this.sentOfFirst += n;
+      this.unsentBytes -= n;
+      if (this.sentOfFirst < first.length) break;
+      this.unsent.shift();
+      this.sentOfFirst = 0;
+      this.o.batches.give(first);
+    }
+    if (this.unsent.length > 0) {
+      this.retryMs = progress ? RETRY_FIRST_MS : Math.min(RETRY_MAX_MS, this.retryMs * 2);
+      this.retry = setTimeout(this.retryNow, this.retryMs);
+      return;
+    }
+    this.retryMs = RETRY_FIRST_MS;
+    if (this.ending) return this.socket.end();
+    for (const listener of this.drainListeners) listener();
+  }
+
+  private readonly retryNow = (): void => {
+    this.retry = undefined;
+    if (!this.gone) this.sendUnsent();
+  };
+
+  /** `done` once everything sealed so far is with the kernel. */
+  private whenSent(done: (error?: Error | null) => void): void {
+    if (this.unsentBytes === 0 && this.fill === 0 && !this.flushScheduled) return queueMicrotask(() => done());
+    const listener = (): void => {
+      this.off("drain", listener);
+      done();
+    };
+    this.on("drain", listener);
+  }
+
+  private scheduleFlush(): void {
+    if (this.flushScheduled) return;
+    this.flushScheduled = true;
+    queueMicrotask(this.flushLater);
+  }
+
+  private readonly flushLater = (): void => {
+    if (this.flushScheduled) this.flush();
+  };
+
+  /** The connection is over: nothing more is sent, and the timer stops. */
+  private forget(): void {
+    this.gone = true;
+    clearTimeout(this.retry);
+    this.retry = undefined;
+    this.batch = undefined;
+    this.fill = 0;
+    this.unsent = [];
+    this.unsentBytes = 0;
+    this.drainListeners = [];
+  }
+
+  /** One record of `plaintext` (at most MAX_PLAINTEXT) with inner content type `type`, appended to the batch. */
+  private seal(type: number, plaintext: Uint8Array): void {
+    if (this.seq >= this.recordsPerKey && type !== HANDSHAKE) this.updateKey();
+    const recordLength = plaintext.length + RECORD_OVERHEAD;
+    if (this.batch && this.fill + recordLength > this.batch.length) this.flush();
+    if (!this.batch) {
+      this.batch = this.o.batches.take(Math.max(this.o.batches.blockBytes, recordLength));
+      this.fill = 0;
+    }
+    const innerLength = recordLength - 5;
+    const header = this.header;
+    header[0] = APPLICATION_DATA; // every record under traffic keys looks like application data
+    header[1] = 3;
+    header[2] = 3;
+    header[3] = innerLength >> 8;
+    header[4] = innerLength & 0xff;
+    this.batch.set(header, this.fill);
+    this.gcm.seal(this.nextNonce(), header, plaintext, this.batch, this.fill + 5, undefined, type);
+    this.fill += recordLength;
+  }
+
+  /** The per-record nonce: the IV with the 64-bit sequence number XORed into its last bytes (RFC 8446 §5.3). */
+  private nextNonce(): Uint8Array {
+    const nonce = this.nonce;
+    nonce.set(this.iv);
+    let seq = this.seq++;
+    for (let i = 11; i >= 4 && seq > 0; i--) {
+      nonce[i]! ^= seq % 256;
+      seq = Math.floor(seq / 256);
+    }
+    return nonce;
+  }
+
+  /** Sends a KeyUpdate under the current key, then seals with the next secret's key from record 0. */
+  private updateKey(): boolean {
+    const next = nextTrafficSecret(this.o.suite, this.secret);
+    const keys = trafficKeys(this.o.suite, next);
+    const gcm = this.o.createGcmKey(keys.key);
+    if (!gcm) return false;
+    this.seal(HANDSHAKE, KEY_UPDATE);
+    this.secret = next;
+    this.gcm = gcm;
+    this.iv = keys.iv;
+    this.seq = 0;
+    return true;
+  }
+}

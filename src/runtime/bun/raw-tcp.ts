@@ -1,0 +1,64 @@
+import { dlopen, read } from "bun:ffi";
+import type { TLSSocket } from "node:tls";
+import { openFirst } from "../linux/libc-names.ts";
+import type { OpenRawTcp, RawTcp } from "../raw-tcp.ts";
+
+const MSG_DONTWAIT = 0x40;
+const MSG_NOSIGNAL = 0x4000;
+const EINTR = 4;
+const EAGAIN = 11;
+
+function load() {
+  try {
+    return openFirst((name) =>
+      dlopen(name, {
+        // ssize_t as i32: a batch is at most a few hundred KiB, and i32 avoids a BigInt per call.
+        send: { args: ["i32", "buffer", "u64", "i32"], returns: "i32" },
+        __errno_location: { args: [], returns: "ptr" },
+      }),
+    ).symbols;
+  } catch {
+    return undefined;
+  }
+}
+
+type Symbols = NonNullable<ReturnType<typeof load>>;
+let loaded: Symbols | null | undefined;
+
+/** dlopen once per process (a cache of an immutable library handle, not state). */
+function symbols(): Symbols | undefined {
+  if (loaded === undefined) loaded = load() ?? null;
+  return loaded ?? undefined;
+}
+
+/**
+ * Bun's TLS socket keeps its descriptor on its native handle (`_handle.fd`, not a public API:
+ * when a Bun release moves it, this finds none and the TLS library keeps writing, as under Deno).
+ * The descriptor stays Bun's: it is polled and closed by Bun, gw only sends on it, and only while
+ * the handle still names it.
+ */
+export const openRawTcp: OpenRawTcp = (socket: TLSSocket) => {
+  const handle = (socket as unknown as { _handle?: { fd?: unknown } })._handle;
+  const fd = handle?.fd;
+  const libc = symbols();
+  if (!handle || typeof fd !== "number" || fd < 0 || !libc) return undefined;
+  const errno = () => {
+    const at = libc.__errno_location();
+    return at === null ? 0 : read.i32(at, 0);
+  };
+  const raw: RawTcp = {
+    send(data) {
+      // Once Bun closed the socket its handle reads -1, and the number may already name another
+      // connection: never send on it then.
+      if (handle.fd !== fd) return -1;
+      for (;;) {
+        const n = libc.send(fd, data, data.length, MSG_DONTWAIT | MSG_NOSIGNAL);
+        if (n >= 0) return n;
+        const e = errno();
+        if (e === EINTR) continue;
+        return e === EAGAIN ? 0 : -1;
+      }
+    },
+  };
+  return raw;
+};

@@ -1,0 +1,128 @@
+import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { createHash } from "node:crypto";
+import type { AddressInfo } from "node:net";
+import * as tls from "node:tls";
+import { ConnectionAdmission } from "../../src/front/connection-admission.ts";
+import { FrontCounters } from "../../src/front/front-counters.ts";
+import { listenTls, recordSealing, type TlsOutput } from "../../src/front/tls-listener.ts";
+import { createSelfSignedCertificate } from "../../src/pki/self-signed.ts";
+import { bunRuntime } from "../../src/runtime/bun/runtime.ts";
+
+/**
+ * The tunnel port's own TLS 1.3 records (front/tls13-record-writer.ts) against a real TLS client
+ * (the runtime's BoringSSL): it must take the KeyUpdate, every record, a backlog while it does not
+ * read, and the close_notify, exactly as from the TLS library. A TLS 1.2 client stays with the library.
+ */
+const cert = createSelfSignedCertificate({ commonName: "gw.test", ipAddresses: ["127.0.0.1"] });
+const TOTAL_CHUNKS = 6000;
+const CHUNK = 1400;
+
+const chunk = (i: number) => Buffer.alloc(CHUNK, i & 0xff).fill(`chunk ${i} `, 0, 16);
+
+let server: tls.Server | undefined;
+let port = 0;
+const outputs: TlsOutput[] = [];
+
+beforeAll(async () => {
+  const listening = await listenTls({
+    host: "127.0.0.1",
+    port: 0,
+    certPem: cert.certPem,
+    keyPem: cert.keyPem,
+    guard: {
+      admission: new ConnectionAdmission({ maxPerAddress: 100, maxTotal: 100 }),
+      counters: new FrontCounters(),
+      handshakeMs: 5000,
+      maxOpen: 100,
+      onPause: () => {},
+      onResumeError: () => {},
+    },
+    sealing: recordSealing(bunRuntime.createGcmKey, bunRuntime.openRawTcp),
+    onConnection: (socket, slot, output) => {
+      slot.release();
+      outputs.push(output);
+      socket.on("error", () => {});
+      // The client names how much it wants; the answer is that many numbered chunks, then the end.
+      socket.once("data", (request: Buffer) => {
+        const count = Number(request.toString());
+        let i = 0;
+        const burst = () => {
+          // Bursts between turns of the event loop, as TUN batches come: many records per send.
+          for (let n = 0; n < 50 && i < count; n++, i++) output.write(chunk(i));
+          if (i < count) setTimeout(burst, 0);
+          else output.end();
+        };
+        burst();
+      });
+    },
+  });
+  if (!listening.ok) throw new Error(listening.error.message);
+  server = listening.value;
+  port = (listening.value.address() as AddressInfo).port;
+});
+
+afterAll(() => server?.close());
+
+/** Connects, asks for `count` chunks, reads them all (pausing a while first when asked), and reports. */
+async function fetchChunks(count: number, options: tls.ConnectionOptions & { pauseMs?: number }) {
+  const client = tls.connect({ host: "127.0.0.1", port, rejectUnauthorized: false, ...options });
+  const done = Promise.withResolvers<{ bytes: number; sha: string; protocol: string | null; cleanEnd: boolean }>();
+  const hash = createHash("sha256");
+  let bytes = 0;
+  let cleanEnd = false;
+  let protocol: string | null = null;
+  client.on("secureConnect", () => {
+    protocol = client.getProtocol();
+    client.write(String(count));
+    if (options.pauseMs) {
+      client.pause();
+      setTimeout(() => client.resume(), options.pauseMs);
+    }
+  });
+  client.on("data", (d: Buffer) => {
+    hash.update(d);
+    bytes += d.length;
+  });
+  client.on("end", () => (cleanEnd = true)); // a close_notify or the TCP end, without an error
+  client.on("error", (e) => done.reject(e));
+  client.on("close", () => done.resolve({ bytes, sha: hash.digest("hex"), protocol, cleanEnd }));
+  return done.promise;
+}
+
+function expectedSha(count: number): string {
+  const hash = createHash("sha256");
+  for (let i = 0; i < count; i++) hash.update(chunk(i));
+  return hash.digest("hex");
+}
+
+describe("the tunnel port's own TLS 1.3 records", () => {
+  test("a TLS 1.3 client reads every record whole and in order, then a clean end", async () => {
+    const before = outputs.length;
+    const got = await fetchChunks(TOTAL_CHUNKS, {});
+    expect(outputs[before]?.sealsWholeRecords).toBe(true);
+    expect(got.protocol).toBe("TLSv1.3");
+    expect(got.bytes).toBe(TOTAL_CHUNKS * CHUNK);
+    expect(got.sha).toBe(expectedSha(TOTAL_CHUNKS));
+    expect(got.cleanEnd).toBe(true);
+  });
+
+  test("a client that stops reading for a while: the backlog waits for the kernel and nothing is lost", async () => {
+    const got = await fetchChunks(TOTAL_CHUNKS * 4, { pauseMs: 400 });
+    expect(got.bytes).toBe(TOTAL_CHUNKS * 4 * CHUNK);
+    expect(got.sha).toBe(expectedSha(TOTAL_CHUNKS * 4));
+    expect(got.cleanEnd).toBe(true);
+  });
+
+  test("a TLS 1.2 client is written by the TLS library, as before", async () => {
+    const before = outputs.length;
+    const got = await fetchChunks(500, { maxVersion: "TLSv1.2" });
+    expect(outputs[before]?.sealsWholeRecords).toBeUndefined();
+    expect(got.protocol).toBe("TLSv1.2");
+    expect(got.sha).toBe(expectedSha(500));
+  });
+
+  test("several clients at once each get their own stream", async () => {
+    const all = await Promise.all([1000, 2000, 3000].map((n) => fetchChunks(n, {})));
+    expect(all.map((g) => g.sha)).toEqual([expectedSha(1000), expectedSha(2000), expectedSha(3000)]);
+  });
+});

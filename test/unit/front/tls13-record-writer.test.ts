@@ -1,0 +1,219 @@
+import { describe, expect, test } from "bun:test";
+import { createCipheriv, createDecipheriv } from "node:crypto";
+import { Tls13RecordWriter, type TlsEnds } from "../../../src/front/tls13-record-writer.ts";
+import { nextTrafficSecret, trafficKeys, type Tls13Suite } from "../../../src/front/tls13-traffic-keys.ts";
+import type { CreateGcmKey } from "../../../src/runtime/gcm.ts";
+import type { RawTcp } from "../../../src/runtime/raw-tcp.ts";
+import { FramePool } from "../../../src/tunnel/frame-pool.ts";
+
+/**
+ * The gateway's TLS 1.3 records, read back by a decryptor written here from RFC 8446 with
+ * node:crypto (not the writer's code): KeyUpdate first, then one record per write under the next
+ * key, in order through a kernel that takes only part, close_notify last.
+ */
+
+/** GcmKey through node:crypto, so the writer runs here under any runtime. */
+const nodeGcmKey: CreateGcmKey = (key) => ({
+  seal(nonce, aad, plaintext, out, outOffset, prefix, suffix) {
+    const c = createCipheriv(key.length === 32 ? "aes-256-gcm" : "aes-128-gcm", key, nonce);
+    c.setAAD(aad);
+    const parts = [prefix === undefined ? [] : [prefix], plaintext, suffix === undefined ? [] : [suffix]].map((p) => Buffer.from(p as Uint8Array));
+    const sealed = Buffer.concat([c.update(Buffer.concat(parts)), c.final(), c.getAuthTag()]);
+    out.set(sealed, outOffset);
+  },
+  openInPlace: () => false,
+});
+
+const SUITE: Tls13Suite = { hash: "sha256", keyLength: 16 };
+const SECRET0 = new Uint8Array(32).map((_, i) => i * 7 + 1);
+
+interface Opened {
+  type: number;
+  content: Uint8Array;
+  /** 0 for the secret of the handshake, 1 after the first KeyUpdate, … */
+  generation: number;
+}
+
+/** Reads a TLS 1.3 record stream as a client would: headers, AEAD, inner type, key updates. */
+class ClientReader {
+  private secret: Uint8Array = SECRET0;
+  private seq = 0;
+  generation = 0;
+  private buffered = Buffer.alloc(0);
+  readonly records: Opened[] = [];
+
+  push(bytes: Uint8Array): void {
+    this.buffered = Buffer.concat([this.buffered, bytes]);
+    while (this.buffered.length >= 5) {
+      const length = this.buffered.readUInt16BE(3);
+      if (this.buffered.length < 5 + length) return;
+      const header = this.buffered.subarray(0, 5);
+      expect([...header.subarray(0, 3)]).toEqual([23, 3, 3]);
+      const body = this.buffered.subarray(5, 5 + length);
+      this.buffered = this.buffered.subarray(5 + length);
+      const { key, iv } = trafficKeys(SUITE, this.secret);
+      const nonce = Buffer.from(iv);
+      nonce.writeUInt32BE((nonce.readUInt32BE(8) ^ this.seq) >>> 0, 8);
+      this.seq++;
+      const d = createDecipheriv("aes-128-gcm", key, nonce);
+      d.setAAD(header);
+      d.setAuthTag(body.subarray(body.length - 16));
+      const inner = Buffer.concat([d.update(body.subarray(0, body.length - 16)), d.final()]);
+      const type = inner[inner.length - 1]!;
+      const content = new Uint8Array(inner.subarray(0, inner.length - 1));
+      this.records.push({ type, content, generation: this.generation });
+      if (type === 22 && content[0] === 24) {
+        expect([...content]).toEqual([24, 0, 0, 1, 0]); // KeyUpdate, update_not_requested
+        this.secret = nextTrafficSecret(SUITE, this.secret);
+        this.seq = 0;
+        this.generation++;
+      }
+    }
+  }
+}
+
+/** A kernel socket buffer that takes at most `room` bytes per send (Infinity: all). */
+class FakeKernel implements RawTcp {
+  room = Infinity;
+  failed = false;
+  sends = 0;
+  readonly reader = new ClientReader();
+  send(data: Uint8Array): number {
+    if (this.failed) return -1;
+    this.sends++;
+    const n = Math.min(data.length, this.room);
+    this.reader.push(data.subarray(0, n));
+    if (this.room !== Infinity) this.room -= n;
+    return n;
+  }
+}
+
+class FakeSocket implements TlsEnds {
+  ended = false;
+  destroyed = false;
+  private onClose: (() => void) | undefined;
+  end(): void {
+    this.ended = true;
+  }
+  destroy(): void {
+    this.destroyed = true;
+    this.onClose?.();
+  }
+  on(_event: "close", listener: () => void): void {
+    this.onClose = listener;
+  }
+  close(): void {
+    this.onClose?.();
+  }
+}
+
+function start(recordsPerKey?: number) {
+  const kernel = new FakeKernel();
+  const socket = new FakeSocket();
+  const writer = Tls13RecordWriter.start({ raw: kernel, socket, suite: SUITE, secret: SECRET0, createGcmKey: nodeGcmKey, batches: new FramePool(4096, 4), recordsPerKey })!;
+  expect(writer).toBeDefined();
+  return { kernel, socket, writer };
+}
+
+const turn = () => new Promise<void>((resolve) => setTimeout(resolve, 0));
+const text = (r: Opened) => Buffer.from(r.content).toString();
+
+describe("Tls13RecordWriter", () => {
+  test("the first record is a KeyUpdate under the handshake's secret; every write is then its own record under the next key", async () => {
+    const { kernel, writer } = start();
+    expect(kernel.reader.records).toHaveLength(1);
+    expect(kernel.reader.records[0]).toMatchObject({ type: 22, generation: 0 });
+    writer.write(Buffer.from("HTTP/1.1 200 OK\r\n\r\n"));
+    writer.write(Buffer.from("frame one"));
+    writer.write(Buffer.from(""));
+    writer.write(Buffer.from("frame two"));
+    expect(kernel.reader.records).toHaveLength(1); // nothing leaves before the end of the turn
+    await turn();
+    const records = kernel.reader.records.slice(1);
+    expect(records.map(text)).toEqual(["HTTP/1.1 200 OK\r\n\r\n", "frame one", "frame two"]);
+    expect(records.every((r) => r.type === 23 && r.generation === 1)).toBe(true);
+    expect(kernel.sends).toBe(2); // the KeyUpdate at start, then the whole turn in one send
+  });
+
+  test("a write larger than a record's limit is split into records of at most 16384 bytes", async () => {
+    const { kernel, writer } = start();
+    const big = new Uint8Array(40000).map((_, i) => i % 251);
+    writer.write(big);
+    await turn();
+    const records = kernel.reader.records.slice(1);
+    expect(records.map((r) => r.content.length)).toEqual([16384, 16384, 7232]);
+    expect(Buffer.concat(records.map((r) => r.content))).toEqual(Buffer.from(big));
+  });
+
+  test("what the kernel does not take waits, in order, and goes once there is room; write says so meanwhile", async () => {
+    const { kernel, writer } = start();
+    kernel.room = 30;
+    let drained = 0;
+    writer.on("drain", () => drained++);
+    let sentCallbacks = 0;
+    for (let i = 0; i < 5; i++) writer.write(Buffer.from(`record ${i} ${"x".repeat(100)}`), () => sentCallbacks++);
+    await turn();
+    expect(writer.queuedBytes).toBeGreaterThan(0);
+    expect(writer.write(Buffer.from("record 5"))).toBe(false);
+    expect(sentCallbacks).toBe(0);
+    kernel.room = Infinity;
+    await new Promise((resolve) => setTimeout(resolve, 40)); // the retry timer
+    expect(writer.queuedBytes).toBe(0);
+    expect(kernel.reader.records.slice(1).map((r) => text(r).split(" ").slice(0, 2).join(" "))).toEqual(["record 0", "record 1", "record 2", "record 3", "record 4", "record 5"]);
+    expect(sentCallbacks).toBe(5);
+    expect(drained).toBeGreaterThan(0);
+    expect(writer.write(Buffer.from("record 6"))).toBe(true);
+  });
+
+  test("end: close_notify after everything written, and the TCP end only once the kernel has it all", async () => {
+    const { kernel, socket, writer } = start();
+    kernel.room = 10;
+    writer.write(Buffer.from("last words"));
+    writer.end();
+    expect(writer.write(Buffer.from("too late"))).toBe(false);
+    await turn();
+    expect(socket.ended).toBe(false);
+    kernel.room = Infinity;
+    await new Promise((resolve) => setTimeout(resolve, 40));
+    expect(socket.ended).toBe(true);
+    const records = kernel.reader.records.slice(1);
+    expect(records.map((r) => r.type)).toEqual([23, 21]);
+    expect([...records[1]!.content]).toEqual([1, 0]);
+  });
+
+  test("a failed connection is destroyed and nothing more is sent, nor tried again", async () => {
+    const { kernel, socket, writer } = start();
+    kernel.room = 5;
+    writer.write(Buffer.from("will not fit"));
+    await turn();
+    kernel.failed = true;
+    await new Promise((resolve) => setTimeout(resolve, 20));
+    expect(socket.destroyed).toBe(true);
+    const sends = kernel.sends;
+    writer.write(Buffer.from("after the end"));
+    await new Promise((resolve) => setTimeout(resolve, 20));
+    expect(kernel.sends).toBe(sends);
+  });
+
+  test("once the socket closed, a waiting batch is never sent (its descriptor may name another connection by then)", async () => {
+    const { kernel, socket, writer } = start();
+    kernel.room = 5;
+    writer.write(Buffer.from("waiting for room"));
+    await turn();
+    const sends = kernel.sends;
+    socket.close();
+    kernel.room = Infinity;
+    await new Promise((resolve) => setTimeout(resolve, 40));
+    expect(kernel.sends).toBe(sends);
+    expect(writer.queuedBytes).toBe(0);
+  });
+
+  test("after recordsPerKey records under one key, a KeyUpdate, and the records go on under the next", async () => {
+    const { kernel, writer } = start(3);
+    for (let i = 0; i < 8; i++) writer.write(Buffer.from(`r${i}`));
+    await turn();
+    const data = kernel.reader.records.filter((r) => r.type === 23);
+    expect(data.map(text)).toEqual(["r0", "r1", "r2", "r3", "r4", "r5", "r6", "r7"]);
+    expect(data.map((r) => r.generation)).toEqual([1, 1, 1, 2, 2, 2, 3, 3]);
+  });
+});
