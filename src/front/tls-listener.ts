@@ -8,7 +8,7 @@ import { err, ok, type Result } from "../errors.ts";
 import type { AdmissionSlot, ConnectionAdmission } from "./connection-admission.ts";
 import type { FrontCounters } from "./front-counters.ts";
 import { AcceptGate } from "./accept-gate.ts";
-import { Tls13RecordWriter } from "./tls13-record-writer.ts";
+import { RecordWriters, Tls13RecordWriter } from "./tls13-record-writer.ts";
 import { serverTrafficSecret0, tls13Suite } from "./tls13-traffic-keys.ts";
 
 /** Who may start a handshake, and how long it may take (front-limits.ts). */
@@ -54,15 +54,14 @@ export interface TlsListenOptions {
 }
 
 export interface RecordSealing {
-  createGcmKey: CreateGcmKey;
   openRawTcp: OpenRawTcp;
-  /** Batch buffers shared by every connection of the listener (an idle connection holds none). */
-  batches: FramePool;
+  /** What the listener's writers share: the runtime's AES-GCM, batch buffers, the end-of-turn flush. */
+  writers: RecordWriters;
 }
 
 /** Record sealing when the runtime has both halves of it (Bun: libcrypto and libc through FFI). */
 export function recordSealing(createGcmKey: CreateGcmKey | undefined, openRawTcp: OpenRawTcp | undefined): RecordSealing | undefined {
-  return createGcmKey && openRawTcp && { createGcmKey, openRawTcp, batches: new FramePool(BATCH_BYTES, MAX_IDLE_BATCHES) };
+  return createGcmKey && openRawTcp && { openRawTcp, writers: new RecordWriters(createGcmKey, new FramePool(BATCH_BYTES, MAX_IDLE_BATCHES)) };
 }
 
 /** A batch holds a TUN read's worth of full-size records for one connection; a fuller one leaves early. */
@@ -166,8 +165,9 @@ function sealedOutput(socket: TLSSocket, secret: Uint8Array, sealing: RecordSeal
   if (socket.getProtocol() !== "TLSv1.3") return undefined;
   const cipher = socket.getCipher();
   const suite = tls13Suite(cipher?.standardName ?? cipher?.name);
-  const raw = suite && sealing.openRawTcp(socket);
-  return raw && Tls13RecordWriter.start({ raw, socket, suite: suite!, secret, createGcmKey: sealing.createGcmKey, batches: sealing.batches });
+  if (!suite) return undefined;
+  const raw = sealing.openRawTcp(socket);
+  return raw && Tls13RecordWriter.start(raw, socket, suite, secret, sealing.writers);
 }
 
 interface Handshake {

@@ -3,24 +3,41 @@ import type { RawTcp } from "../runtime/raw-tcp.ts";
 import type { FramePool } from "../tunnel/frame-pool.ts";
 import { nextTrafficSecret, trafficKeys, type Tls13Suite } from "./tls13-traffic-keys.ts";
 
-/** What the writer needs of the TLS socket itself: its end, and to hear when it is gone. */
+/** What the writer needs of the TLS socket itself: its end. */
 export interface TlsEnds {
   end(): void;
   destroy(): void;
-  on(event: "close", listener: () => void): unknown;
 }
 
-export interface Tls13RecordWriterOptions {
-  raw: RawTcp;
-  socket: TlsEnds;
-  suite: Tls13Suite;
-  /** SERVER_TRAFFIC_SECRET_0 of the handshake (the key log). */
-  secret: Uint8Array;
-  createGcmKey: CreateGcmKey;
-  /** Batch buffers, shared by the listener's connections. */
-  batches: FramePool;
-  /** Records sealed under one key before the next KeyUpdate; RECORDS_PER_KEY unless a test sets fewer. */
-  recordsPerKey?: number;
+/**
+ * What every writer of a listener shares, so that a connection holds no buffer or timer of its
+ * own while idle (issue 13: memory per session): the batch pool, the sealing scratch, and one
+ * end-of-turn flush for all the writers written to in that turn.
+ */
+export class RecordWriters {
+  /** Sealing is synchronous: one nonce and one header serve every writer. */
+  readonly nonce = new Uint8Array(12);
+  readonly header = new Uint8Array(5);
+  private due: Tls13RecordWriter[] = [];
+
+  constructor(
+    readonly createGcmKey: CreateGcmKey,
+    /** Batch buffers; an idle connection holds none. */
+    readonly batches: FramePool,
+    /** Records sealed under one key before the next KeyUpdate (fewer in tests). */
+    readonly recordsPerKey = RECORDS_PER_KEY,
+  ) {}
+
+  /** `writer` flushes at the end of this turn, with every other writer written to in it. */
+  flushLater(writer: Tls13RecordWriter): void {
+    if (this.due.push(writer) === 1) queueMicrotask(this.flushDue);
+  }
+
+  private readonly flushDue = (): void => {
+    const due = this.due;
+    this.due = [];
+    for (const writer of due) writer.flush();
+  };
 }
 
 /** The largest TLS plaintext per record (RFC 8446 §5.1). */
@@ -56,59 +73,50 @@ const CLOSE_NOTIFY = new Uint8Array([1, 0]);
  * then on the writer seals under a key the library does not have (RFC 8446 §4.6.3). Session
  * tickets are off in the secure context (tls-listener.ts), or the library would write them.
  *
- * Records are sealed as they are written, in order, into a batch buffer from a shared pool; the
+ * Records are sealed as they are written, in order, into a batch buffer from the shared pool; the
  * batch goes to the kernel at the end of the turn (or when full). What the kernel does not take
  * waits here, in order, and is tried again on a short timer: the runtime's event loop tells only
- * the TLS library when the socket is writable. `write` returns false while bytes wait, and 'drain'
- * says when they are all gone, as with socket.write.
+ * the TLS library when the socket is writable. Once the connection is gone the raw socket says so
+ * (send gives -1) and the writer lets go of everything. `write` returns false while bytes wait,
+ * and 'drain' says when they are all gone, as with socket.write.
  */
 export class Tls13RecordWriter {
   /** Writes keep their boundaries as records, and need not wait for one another (CstpChannel). */
   readonly sealsWholeRecords = true;
-  private readonly raw: RawTcp;
-  private readonly socket: TlsEnds;
-  private gcm: GcmKey;
-  private iv: Uint8Array;
-  private secret: Uint8Array;
   private seq = 0;
-  private readonly nonce = new Uint8Array(12);
-  private readonly header = new Uint8Array(5);
   /** The batch being sealed into. */
   private batch: Uint8Array | undefined;
   private fill = 0;
   /** Sealed batches the kernel has not taken yet, oldest first; the first from `sentOfFirst` on. */
-  private unsent: Uint8Array[] = [];
+  private unsent: Uint8Array[] | undefined;
   private sentOfFirst = 0;
   private unsentBytes = 0;
-  private flushScheduled = false;
-  private retry: ReturnType<typeof setTimeout> | undefined;
+  private flushDue = false;
+  private retrying = false;
   private retryMs = RETRY_FIRST_MS;
-  private drainListeners: (() => void)[] = [];
+  private drainListeners: (() => void)[] | undefined;
   private ending = false;
   private gone = false;
-  private readonly recordsPerKey: number;
 
   private constructor(
-    private readonly o: Tls13RecordWriterOptions,
-    gcm: GcmKey,
-    iv: Uint8Array,
-  ) {
-    this.raw = o.raw;
-    this.socket = o.socket;
-    this.secret = o.secret;
-    this.gcm = gcm;
-    this.iv = iv;
-    this.recordsPerKey = o.recordsPerKey ?? RECORDS_PER_KEY;
-    // A plain listener ('close' comes once): once() would add a wrapper per connection (issue 13).
-    o.socket.on("close", () => this.forget());
-  }
+    private readonly raw: RawTcp,
+    private readonly socket: TlsEnds,
+    private readonly suite: Tls13Suite,
+    private secret: Uint8Array,
+    private gcm: GcmKey,
+    private iv: Uint8Array,
+    private readonly shared: RecordWriters,
+  ) {}
 
-  /** A writer that has sent its KeyUpdate; undefined when the runtime cannot seal AES-GCM itself. */
-  static start(o: Tls13RecordWriterOptions): Tls13RecordWriter | undefined {
-    const keys = trafficKeys(o.suite, o.secret);
-    const gcm = o.createGcmKey(keys.key);
+  /**
+   * A writer for the server's direction with `secret` (SERVER_TRAFFIC_SECRET_0 of the key log),
+   * its KeyUpdate already sent; undefined when the runtime cannot seal AES-GCM itself.
+   */
+  static start(raw: RawTcp, socket: TlsEnds, suite: Tls13Suite, secret: Uint8Array, shared: RecordWriters): Tls13RecordWriter | undefined {
+    const keys = trafficKeys(suite, secret);
+    const gcm = shared.createGcmKey(keys.key);
     if (!gcm) return undefined;
-    const writer = new Tls13RecordWriter(o, gcm, keys.iv);
+    const writer = new Tls13RecordWriter(raw, socket, suite, secret, gcm, keys.iv, shared);
     if (!writer.updateKey()) return undefined;
     writer.flush();
     return writer;
@@ -119,7 +127,7 @@ export class Tls13RecordWriter {
     return this.unsentBytes + this.fill;
   }
 
-  /** Seals `data` as application data; `done` runs once the kernel took it (or it was lost with the connection). */
+  /** Seals `data` as application data; `done` runs once the kernel took it (or never, if the connection is lost first). */
   write(data: Uint8Array, done?: (error?: Error | null) => void): boolean {
     if (this.gone || this.ending) {
       if (done) queueMicrotask(() => done(new Error("the TLS stream has ended")));
@@ -127,7 +135,10 @@ export class Tls13RecordWriter {
     }
     // An empty write makes no record (TLS 1.3 allows empty application data; nobody needs it).
     for (let at = 0; at < data.length; at += MAX_PLAINTEXT) this.seal(APPLICATION_DATA, data.subarray(at, Math.min(data.length, at + MAX_PLAINTEXT)));
-    this.scheduleFlush();
+    if (!this.flushDue && this.fill > 0) {
+      this.flushDue = true;
+      this.shared.flushLater(this);
+    }
     if (done) this.whenSent(done);
     return this.unsentBytes === 0;
   }
@@ -146,62 +157,64 @@ export class Tls13RecordWriter {
   }
 
   on(event: "drain", listener: () => void): this {
-    this.drainListeners.push(listener);
+    (this.drainListeners ??= []).push(listener);
     return this;
   }
 
   off(event: "drain", listener: () => void): this {
-    this.drainListeners = this.drainListeners.filter((l) => l !== listener);
+    this.drainListeners = this.drainListeners?.filter((l) => l !== listener);
     return this;
   }
 
   /** Hands the sealed batch to the kernel, after any that wait. */
   flush(): void {
-    this.flushScheduled = false;
+    this.flushDue = false;
     if (this.gone) return;
     if (this.batch && this.fill > 0) {
       const sealed = this.batch.subarray(0, this.fill);
       this.batch = undefined;
       this.fill = 0;
-      this.unsent.push(sealed);
+      (this.unsent ??= []).push(sealed);
       this.unsentBytes += sealed.length;
     }
-    if (this.retry === undefined) this.sendUnsent();
+    if (!this.retrying) this.sendUnsent();
   }
 
   /** Sends waiting batches until the kernel's buffer is full; then tries again later. */
   private sendUnsent(): void {
+    const unsent = this.unsent;
     let progress = false;
-    while (this.unsent.length > 0) {
-      const first = this.unsent[0]!;
+    while (unsent && unsent.length > 0) {
+      const first = unsent[0]!;
       const n = this.raw.send(this.sentOfFirst === 0 ? first : first.subarray(this.sentOfFirst));
       if (n < 0) return this.destroy();
       if (n > 0) progress = true;
       this.sentOfFirst += n;
       this.unsentBytes -= n;
-      if (this.sentOfFirst < first.length) break;
-      this.unsent.shift();
+      if (this.sentOfFirst < first.length) {
+        this.retryMs = progress ? RETRY_FIRST_MS : Math.min(RETRY_MAX_MS, this.retryMs * 2);
+        this.retrying = true;
+        setTimeout(() => this.retry(), this.retryMs);
+        return;
+      }
+      unsent.shift();
       this.sentOfFirst = 0;
-      this.o.batches.give(first);
+      this.shared.batches.give(first);
     }
-    if (this.unsent.length > 0) {
-      this.retryMs = progress ? RETRY_FIRST_MS : Math.min(RETRY_MAX_MS, this.retryMs * 2);
-      this.retry = setTimeout(this.retryNow, this.retryMs);
-      return;
-    }
+    this.unsent = undefined;
     this.retryMs = RETRY_FIRST_MS;
     if (this.ending) return this.socket.end();
-    for (const listener of this.drainListeners) listener();
+    if (this.drainListeners) for (const listener of this.drainListeners) listener();
   }
 
-  private readonly retryNow = (): void => {
-    this.retry = undefined;
+  private retry(): void {
+    this.retrying = false;
     if (!this.gone) this.sendUnsent();
-  };
+  }
 
   /** `done` once everything sealed so far is with the kernel. */
   private whenSent(done: (error?: Error | null) => void): void {
-    if (this.unsentBytes === 0 && this.fill === 0 && !this.flushScheduled) return queueMicrotask(() => done());
+    if (this.unsentBytes === 0 && this.fill === 0) return queueMicrotask(() => done());
     const listener = (): void => {
       this.off("drain", listener);
       done();
@@ -209,39 +222,27 @@ export class Tls13RecordWriter {
     this.on("drain", listener);
   }
 
-  private scheduleFlush(): void {
-    if (this.flushScheduled) return;
-    this.flushScheduled = true;
-    queueMicrotask(this.flushLater);
-  }
-
-  private readonly flushLater = (): void => {
-    if (this.flushScheduled) this.flush();
-  };
-
-  /** The connection is over: nothing more is sent, and the timer stops. */
+  /** The connection is over: nothing more is sent or kept. */
   private forget(): void {
     this.gone = true;
-    clearTimeout(this.retry);
-    this.retry = undefined;
     this.batch = undefined;
     this.fill = 0;
-    this.unsent = [];
+    this.unsent = undefined;
     this.unsentBytes = 0;
-    this.drainListeners = [];
+    this.drainListeners = undefined;
   }
 
   /** One record of `plaintext` (at most MAX_PLAINTEXT) with inner content type `type`, appended to the batch. */
   private seal(type: number, plaintext: Uint8Array): void {
-    if (this.seq >= this.recordsPerKey && type !== HANDSHAKE) this.updateKey();
+    if (this.seq >= this.shared.recordsPerKey && type !== HANDSHAKE) this.updateKey();
     const recordLength = plaintext.length + RECORD_OVERHEAD;
     if (this.batch && this.fill + recordLength > this.batch.length) this.flush();
     if (!this.batch) {
-      this.batch = this.o.batches.take(Math.max(this.o.batches.blockBytes, recordLength));
+      this.batch = this.shared.batches.take(Math.max(this.shared.batches.blockBytes, recordLength));
       this.fill = 0;
     }
     const innerLength = recordLength - 5;
-    const header = this.header;
+    const header = this.shared.header;
     header[0] = APPLICATION_DATA; // every record under traffic keys looks like application data
     header[1] = 3;
     header[2] = 3;
@@ -254,7 +255,7 @@ export class Tls13RecordWriter {
 
   /** The per-record nonce: the IV with the 64-bit sequence number XORed into its last bytes (RFC 8446 §5.3). */
   private nextNonce(): Uint8Array {
-    const nonce = this.nonce;
+    const nonce = this.shared.nonce;
     nonce.set(this.iv);
     let seq = this.seq++;
     for (let i = 11; i >= 4 && seq > 0; i--) {
@@ -266,11 +267,12 @@ export class Tls13RecordWriter {
 
   /** Sends a KeyUpdate under the current key, then seals with the next secret's key from record 0. */
   private updateKey(): boolean {
-    const next = nextTrafficSecret(this.o.suite, this.secret);
-    const keys = trafficKeys(this.o.suite, next);
-    const gcm = this.o.createGcmKey(keys.key);
+    const next = nextTrafficSecret(this.suite, this.secret);
+    const keys = trafficKeys(this.suite, next);
+    const gcm = this.shared.createGcmKey(keys.key);
     if (!gcm) return false;
     this.seal(HANDSHAKE, KEY_UPDATE);
+    this.gcm.dispose?.(); // the old key seals nothing more
     this.secret = next;
     this.gcm = gcm;
     this.iv = keys.iv;

@@ -18,6 +18,8 @@ export interface GcmKey {
    * bytes are then garbage: a caller that must try the record again keeps a copy).
    */
   openInPlace(nonce: Uint8Array, aad: Uint8Array, ciphertext: Uint8Array, tag: Uint8Array): boolean;
+  /** Frees the native context now instead of at a later collection; the key is not used again. */
+  dispose?(): void;
 }
 
 /** A key of 16 or 32 bytes; undefined when the native library is missing (callers fall back to node:crypto). */

@@ -126,3 +126,25 @@ describe("the tunnel port's own TLS 1.3 records", () => {
     expect(all.map((g) => g.sha)).toEqual([expectedSha(1000), expectedSha(2000), expectedSha(3000)]);
   });
 });
+
+describe("Bun's raw side of a TLS socket (runtime/bun/raw-tcp.ts)", () => {
+  test("sends on the connection's descriptor while it is open, and refuses once Bun closed it (the number may name another connection then)", async () => {
+    const closed = Promise.withResolvers<number>();
+    const other = tls.createServer({ cert: cert.certPem, key: cert.keyPem }, (socket) => {
+      socket.on("error", () => {});
+      const raw = bunRuntime.openRawTcp!(socket)!;
+      expect(raw).toBeDefined();
+      expect(raw.send(new Uint8Array(0))).toBe(0);
+      socket.on("close", () => closed.resolve(raw.send(new Uint8Array([1, 2, 3]))));
+    });
+    await new Promise<void>((resolve) => other.listen(0, "127.0.0.1", resolve));
+    try {
+      const client = tls.connect({ host: "127.0.0.1", port: (other.address() as AddressInfo).port, rejectUnauthorized: false });
+      client.on("error", () => {});
+      client.on("secureConnect", () => setTimeout(() => client.destroy(), 20));
+      expect(await closed.promise).toBe(-1);
+    } finally {
+      other.close();
+    }
+  });
+});

@@ -58,43 +58,69 @@ export const createGcmKey: CreateGcmKey = (key) => {
     return undefined;
   }
   keyCopy.fill(0);
-  // out-length word, tag and prefix/suffix byte. Backed by an ArrayBuffer of its own: a small typed array
-  // may live in the GC heap and move when first viewed, which would leave a taken pointer stale.
-  const scratch = new Uint8Array(new ArrayBuffer(64));
-  const outl = ptr(scratch);
-  const tagAt = (outl + 16) as Pointer;
-  const prefixByte = scratch.subarray(32, 33);
-  const gcm: GcmKey = {
-    seal(nonce, aad, plaintext, out, outOffset, prefix, suffix) {
-      c.EVP_CipherInit_ex(ctx, null, null, null, ptr(nonce), 1);
-      c.EVP_CipherUpdate(ctx, null, outl, aad, aad.length);
-      let at = ptr(out, outOffset);
-      if (prefix !== undefined) {
-        // GCM streams: one byte now, the rest in the next update, same ciphertext as one call.
-        scratch[32] = prefix;
-        c.EVP_CipherUpdate(ctx, at, outl, prefixByte, 1);
-        at = (at + 1) as Pointer;
-      }
-      if (plaintext.length > 0) c.EVP_CipherUpdate(ctx, at, outl, plaintext, plaintext.length);
-      at = (at + plaintext.length) as Pointer;
-      if (suffix !== undefined) {
-        scratch[32] = suffix;
-        c.EVP_CipherUpdate(ctx, at, outl, prefixByte, 1);
-        at = (at + 1) as Pointer;
-      }
-      const tagOut = at;
-      c.EVP_CipherFinal_ex(ctx, tagOut, outl);
-      c.EVP_CIPHER_CTX_ctrl(ctx, EVP_CTRL_GCM_GET_TAG, 16, tagOut);
-    },
-    openInPlace(nonce, aad, ciphertext, tag) {
-      c.EVP_CipherInit_ex(ctx, null, null, null, ptr(nonce), 0);
-      c.EVP_CipherUpdate(ctx, null, outl, aad, aad.length);
-      if (ciphertext.length > 0 && c.EVP_CipherUpdate(ctx, ptr(ciphertext), outl, ciphertext, ciphertext.length) !== 1) return false;
-      scratch.set(tag, 16);
-      c.EVP_CIPHER_CTX_ctrl(ctx, EVP_CTRL_GCM_SET_TAG, 16, tagAt);
-      return c.EVP_CipherFinal_ex(ctx, (tagAt + 16) as Pointer, outl) === 1;
-    },
-  };
-  contexts.register(gcm, ctx as Pointer);
+  const gcm = new LibcryptoGcmKey(c, ctx as Pointer);
+  contexts.register(gcm, ctx as Pointer, gcm);
   return gcm;
 };
+
+/** One key's context. A class, not closures: three keys per session (issue 13: memory per session). */
+class LibcryptoGcmKey implements GcmKey {
+  /**
+   * Out-length word, tag and prefix/suffix byte. Backed by an ArrayBuffer of its own: a small typed
+   * array may live in the GC heap and move when first viewed, which would leave a taken pointer stale.
+   */
+  private readonly scratch = new Uint8Array(new ArrayBuffer(64));
+  private readonly outl: Pointer;
+  private readonly oneByte: Uint8Array;
+  private disposed = false;
+
+  constructor(
+    private readonly c: Symbols,
+    private readonly ctx: Pointer,
+  ) {
+    this.outl = ptr(this.scratch);
+    this.oneByte = this.scratch.subarray(32, 33);
+  }
+
+  seal(nonce: Uint8Array, aad: Uint8Array, plaintext: Uint8Array, out: Uint8Array, outOffset: number, prefix?: number, suffix?: number): void {
+    const { c, ctx, outl } = this;
+    if (this.disposed) throw new Error("AES-GCM key used after dispose"); // a freed context would crash the process
+    c.EVP_CipherInit_ex(ctx, null, null, null, ptr(nonce), 1);
+    c.EVP_CipherUpdate(ctx, null, outl, aad, aad.length);
+    let at = ptr(out, outOffset);
+    if (prefix !== undefined) {
+      // GCM streams: one byte now, the rest in the next update, same ciphertext as one call.
+      this.scratch[32] = prefix;
+      c.EVP_CipherUpdate(ctx, at, outl, this.oneByte, 1);
+      at = (at + 1) as Pointer;
+    }
+    if (plaintext.length > 0) c.EVP_CipherUpdate(ctx, at, outl, plaintext, plaintext.length);
+    at = (at + plaintext.length) as Pointer;
+    if (suffix !== undefined) {
+      this.scratch[32] = suffix;
+      c.EVP_CipherUpdate(ctx, at, outl, this.oneByte, 1);
+      at = (at + 1) as Pointer;
+    }
+    c.EVP_CipherFinal_ex(ctx, at, outl);
+    c.EVP_CIPHER_CTX_ctrl(ctx, EVP_CTRL_GCM_GET_TAG, 16, at);
+  }
+
+  dispose(): void {
+    if (this.disposed) return;
+    this.disposed = true;
+    contexts.unregister(this);
+    this.c.EVP_CIPHER_CTX_free(this.ctx);
+  }
+
+  openInPlace(nonce: Uint8Array, aad: Uint8Array, ciphertext: Uint8Array, tag: Uint8Array): boolean {
+    const { c, ctx, outl } = this;
+    if (this.disposed) throw new Error("AES-GCM key used after dispose");
+    c.EVP_CipherInit_ex(ctx, null, null, null, ptr(nonce), 0);
+    c.EVP_CipherUpdate(ctx, null, outl, aad, aad.length);
+    if (ciphertext.length > 0 && c.EVP_CipherUpdate(ctx, ptr(ciphertext), outl, ciphertext, ciphertext.length) !== 1) return false;
+    this.scratch.set(tag, 16);
+    const tagAt = (outl + 16) as Pointer;
+    c.EVP_CIPHER_CTX_ctrl(ctx, EVP_CTRL_GCM_SET_TAG, 16, tagAt);
+    return c.EVP_CipherFinal_ex(ctx, (tagAt + 16) as Pointer, outl) === 1;
+  }
+}

@@ -1,6 +1,6 @@
 import { describe, expect, test } from "bun:test";
 import { createCipheriv, createDecipheriv } from "node:crypto";
-import { Tls13RecordWriter, type TlsEnds } from "../../../src/front/tls13-record-writer.ts";
+import { RecordWriters, Tls13RecordWriter, type TlsEnds } from "../../../src/front/tls13-record-writer.ts";
 import { nextTrafficSecret, trafficKeys, type Tls13Suite } from "../../../src/front/tls13-traffic-keys.ts";
 import type { CreateGcmKey } from "../../../src/runtime/gcm.ts";
 import type { RawTcp } from "../../../src/runtime/raw-tcp.ts";
@@ -91,26 +91,18 @@ class FakeKernel implements RawTcp {
 class FakeSocket implements TlsEnds {
   ended = false;
   destroyed = false;
-  private onClose: (() => void) | undefined;
   end(): void {
     this.ended = true;
   }
   destroy(): void {
     this.destroyed = true;
-    this.onClose?.();
-  }
-  on(_event: "close", listener: () => void): void {
-    this.onClose = listener;
-  }
-  close(): void {
-    this.onClose?.();
   }
 }
 
 function start(recordsPerKey?: number) {
   const kernel = new FakeKernel();
   const socket = new FakeSocket();
-  const writer = Tls13RecordWriter.start({ raw: kernel, socket, suite: SUITE, secret: SECRET0, createGcmKey: nodeGcmKey, batches: new FramePool(4096, 4), recordsPerKey })!;
+  const writer = Tls13RecordWriter.start(kernel, socket, SUITE, SECRET0, new RecordWriters(nodeGcmKey, new FramePool(4096, 4), recordsPerKey))!;
   expect(writer).toBeDefined();
   return { kernel, socket, writer };
 }
@@ -195,17 +187,18 @@ describe("Tls13RecordWriter", () => {
     expect(kernel.sends).toBe(sends);
   });
 
-  test("once the socket closed, a waiting batch is never sent (its descriptor may name another connection by then)", async () => {
-    const { kernel, socket, writer } = start();
-    kernel.room = 5;
-    writer.write(Buffer.from("waiting for room"));
+  test("writers written to in one turn each leave in one send, with one end-of-turn flush for all", async () => {
+    const shared = new RecordWriters(nodeGcmKey, new FramePool(4096, 4));
+    const pairs = [0, 1, 2].map(() => {
+      const kernel = new FakeKernel();
+      return { kernel, writer: Tls13RecordWriter.start(kernel, new FakeSocket(), SUITE, SECRET0, shared)! };
+    });
+    for (const { writer } of pairs) for (let i = 0; i < 5; i++) writer.write(Buffer.from(`frame ${i}`));
     await turn();
-    const sends = kernel.sends;
-    socket.close();
-    kernel.room = Infinity;
-    await new Promise((resolve) => setTimeout(resolve, 40));
-    expect(kernel.sends).toBe(sends);
-    expect(writer.queuedBytes).toBe(0);
+    for (const { kernel } of pairs) {
+      expect(kernel.sends).toBe(2); // the KeyUpdate, then the turn's five records together
+      expect(kernel.reader.records.slice(1).map(text)).toEqual(["frame 0", "frame 1", "frame 2", "frame 3", "frame 4"]);
+    }
   });
 
   test("after recordsPerKey records under one key, a KeyUpdate, and the records go on under the next", async () => {

@@ -86,6 +86,16 @@ describe("native AES-GCM record protection", () => {
     }
   });
 
+  test("a disposed key frees its context at once and refuses to be used (instead of touching freed memory)", () => {
+    const gcm = createGcmKey(new Uint8Array(16))!;
+    const out = new Uint8Array(2048);
+    gcm.seal(new Uint8Array(12), new Uint8Array(5), new Uint8Array(10), out, 0);
+    gcm.dispose!();
+    gcm.dispose!(); // twice is harmless
+    expect(() => gcm.seal(new Uint8Array(12), new Uint8Array(5), new Uint8Array(10), out, 0)).toThrow("after dispose");
+    expect(() => gcm.openInPlace(new Uint8Array(12), new Uint8Array(5), new Uint8Array(10), new Uint8Array(16))).toThrow("after dispose");
+  });
+
   test("a tampered record, tag, header field or wrong version does not open; the next good one does", () => {
     const suite = gcmSuites[0]!;
     const keys = keysFor(suite);
