@@ -106,6 +106,12 @@ export const SETTINGS = {
     flag: "tun-offload",
     applies: "restart",
   }),
+  tlsRecordBatching: setting({
+    schema: z.boolean().default(true),
+    help: "seal the tunnel port's TLS 1.3 AES-GCM records in gw and send the records of a batch of CSTP frames at once (Bun); off: the TLS library writes every record, one write per frame",
+    flag: "tls-record-batching",
+    applies: "restart",
+  }),
   workers: setting({
     schema: z.number().int().min(0).max(64).default(1),
     help: "worker processes holding the tunnel sessions, each a share of the clients (chosen by client address) with its own open-file limit and core; 1: all in one process; 0: one per core (auto), or one process where workers cannot run (the ready line says why). More than 1 needs Linux and CAP_BPF (and Bun for DTLS in the workers), and does not carry SAML, client certificates or pool6 yet",

@@ -247,7 +247,8 @@ export function serveConnection(socket: TLSSocket, front: TunnelFront, slot: Adm
       userAgent: request.headers.get("user-agent") ?? "",
       hostname: request.headers.get("x-cstp-hostname") ?? "",
       connectedAt: front.plane.now(),
-      tlsCipher: cipher ? `${socket.getProtocol() ?? "TLS"} ${cipher.name}` : "unknown",
+      // "records by gw": the gateway seals this connection's records itself (tls13-record-writer.ts).
+      tlsCipher: cipher ? `${socket.getProtocol() ?? "TLS"} ${cipher.name}${output.sealsWholeRecords ? " (records by gw)" : ""}` : "unknown",
       mtu: decision.params.mtu,
     };
     const head = formatConnectResponse(decision.headers);

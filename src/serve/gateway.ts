@@ -401,6 +401,7 @@ export async function startGateway(config: GatewayConfig, deps: GatewayDeps): Pr
         // Each worker inherits this process's open-file limit, so each has the same budget.
         maxOpen: budget.sessions + budget.unauthenticated,
         unauthenticated: budget.unauthenticated,
+        tlsRecordBatching: config.tlsRecordBatching,
       },
       now,
       log: deps.log,
@@ -429,7 +430,7 @@ export async function startGateway(config: GatewayConfig, deps: GatewayDeps): Pr
         onPause: (open) => deps.log(logLine`tunnel port: not accepting for now: ${open} connections hold the descriptors the open-file limit ${budget.limit} leaves (see gw doctor); resumes as connections end`),
         onResumeError: (e) => deps.log(logLine`tunnel port: listening again failed: ${e.message}; retrying`),
       },
-      sealing: recordSealing(deps.createGcmKey, deps.openRawTcp),
+      sealing: config.tlsRecordBatching ? recordSealing(deps.createGcmKey, deps.openRawTcp) : undefined,
       onConnection: (socket, slot, output) =>
         serveConnection(socket, {
           plane: local,

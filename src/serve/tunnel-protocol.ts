@@ -45,6 +45,8 @@ const startBody = z.object({
   /** Connections this worker holds at most (its own open-file limit's budget). */
   maxOpen: z.number().int().positive(),
   unauthenticated: z.number().int().positive(),
+  /** The setting tlsRecordBatching: the worker seals its TLS 1.3 records itself. */
+  tlsRecordBatching: z.boolean(),
 });
 export type TunnelWorkerStart = z.infer<typeof startBody>;
 

@@ -151,7 +151,7 @@ class TunnelWorker {
         onPause: (open) => log(logLine`worker ${this.context.index}: ${open} connections hold its descriptors: new ones are closed until some end`),
         onResumeError: () => {},
       },
-      sealing: recordSealing(this.deps.createGcmKey, this.deps.openRawTcp),
+      sealing: config.tlsRecordBatching ? recordSealing(this.deps.createGcmKey, this.deps.openRawTcp) : undefined,
       onConnection: (socket, slot, output) => serveConnection(socket, front, slot, output),
     });
     if (!listening.ok) {

@@ -85,7 +85,7 @@ function setup() {
     flow: { handle: async () => ({ kind: "refused", message: "no" }) } as never,
     policySource: { policyOf: () => compilePolicy(emptyPolicy), groupRuleCount: () => 0 },
     defaults: () => ({ mtu: 1400, dpdSeconds: 30, keepaliveSeconds: 20, mobileDpdSeconds: 600, poolPrefixLength: 24, serverName: "gw" }),
-    start: { certPem: "c", keyPem: "k", pool: cidr.value, maxOpen: 100, unauthenticated: 10 },
+    start: { certPem: "c", keyPem: "k", pool: cidr.value, maxOpen: 100, unauthenticated: 10, tlsRecordBatching: true },
     now,
     log: (line) => logs.push(String(line)),
     logFormat: "text",
