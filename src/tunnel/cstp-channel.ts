@@ -15,11 +15,10 @@ export type ChannelEnd =
   | { kind: "protocol_error"; detail: string }
   | { kind: "closed_by_server" };
 
+/** The connection's writing side: a TLS socket, or the gateway's own record writer (isRecordSink). */
 export interface ChannelSocket extends FrameSocket {
   end(): void;
   destroy(): void;
-  /** Set when the gateway seals the TLS records itself: frames then go straight into records. */
-  readonly sealsWholeRecords?: boolean;
 }
 
 /** A frame's worth of bytes per queued frame, for a writer that counts bytes (RecordFrameWriter). */

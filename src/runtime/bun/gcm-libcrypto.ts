@@ -1,5 +1,6 @@
 import { dlopen, ptr, type Pointer } from "bun:ffi";
 import type { CreateGcmKey, GcmKey } from "../gcm.ts";
+import { loadOnce } from "./load-once.ts";
 
 /**
  * AES-GCM through the system's OpenSSL 3 libcrypto with bun:ffi: one EVP_CIPHER_CTX per key,
@@ -34,13 +35,7 @@ function load() {
 }
 
 type Symbols = NonNullable<ReturnType<typeof load>>;
-let loaded: Symbols | null | undefined;
-
-/** dlopen once per process (a cache of an immutable library handle, not state). */
-function symbols(): Symbols | undefined {
-  if (loaded === undefined) loaded = load() ?? null;
-  return loaded ?? undefined;
-}
+const symbols = loadOnce(load);
 
 const contexts = new FinalizationRegistry<Pointer>((ctx) => symbols()?.EVP_CIPHER_CTX_free(ctx));
 

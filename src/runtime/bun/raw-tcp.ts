@@ -1,7 +1,9 @@
-import { dlopen, read } from "bun:ffi";
+import { dlopen } from "bun:ffi";
 import type { TLSSocket } from "node:tls";
 import { openFirst } from "../linux/libc-names.ts";
 import type { OpenRawTcp, RawTcp } from "../raw-tcp.ts";
+import { errnoReaders } from "./errno.ts";
+import { loadOnce } from "./load-once.ts";
 
 const MSG_DONTWAIT = 0x40;
 const MSG_NOSIGNAL = 0x4000;
@@ -15,6 +17,7 @@ function load() {
         // ssize_t as i32: a batch is at most a few hundred KiB, and i32 avoids a BigInt per call.
         send: { args: ["i32", "buffer", "u64", "i32"], returns: "i32" },
         __errno_location: { args: [], returns: "ptr" },
+        strerror: { args: ["i32"], returns: "cstring" },
       }),
     ).symbols;
   } catch {
@@ -23,13 +26,7 @@ function load() {
 }
 
 type Symbols = NonNullable<ReturnType<typeof load>>;
-let loaded: Symbols | null | undefined;
-
-/** dlopen once per process (a cache of an immutable library handle, not state). */
-function symbols(): Symbols | undefined {
-  if (loaded === undefined) loaded = load() ?? null;
-  return loaded ?? undefined;
-}
+const symbols = loadOnce(load);
 
 /**
  * Bun's TLS socket keeps its descriptor on its native handle (`_handle.fd`, not a public API:
@@ -42,10 +39,7 @@ export const openRawTcp: OpenRawTcp = (socket: TLSSocket) => {
   const fd = handle?.fd;
   const libc = symbols();
   if (!handle || typeof fd !== "number" || fd < 0 || !libc) return undefined;
-  const errno = () => {
-    const at = libc.__errno_location();
-    return at === null ? 0 : read.i32(at, 0);
-  };
+  const { errno } = errnoReaders(libc);
   const raw: RawTcp = {
     send(data) {
       // Once Bun closed the socket its handle reads -1, and the number may already name another
