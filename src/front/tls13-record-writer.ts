@@ -133,8 +133,13 @@ export class Tls13RecordWriter {
       if (done) queueMicrotask(() => done(new Error("the TLS stream has ended")));
       return false;
     }
-    // An empty write makes no record (TLS 1.3 allows empty application data; nobody needs it).
-    for (let at = 0; at < data.length; at += MAX_PLAINTEXT) this.seal(APPLICATION_DATA, data.subarray(at, Math.min(data.length, at + MAX_PLAINTEXT)));
+    // A frame is one record as it is (no view made per packet); a longer answer is cut. An empty
+    // write makes no record (TLS 1.3 allows empty application data; nobody needs it).
+    if (data.length <= MAX_PLAINTEXT) {
+      if (data.length > 0) this.seal(APPLICATION_DATA, data);
+    } else {
+      for (let at = 0; at < data.length; at += MAX_PLAINTEXT) this.seal(APPLICATION_DATA, data.subarray(at, Math.min(data.length, at + MAX_PLAINTEXT)));
+    }
     if (!this.flushDue && this.fill > 0) {
       this.flushDue = true;
       this.shared.flushLater(this);
@@ -203,7 +208,11 @@ export class Tls13RecordWriter {
     }
     this.unsent = undefined;
     this.retryMs = RETRY_FIRST_MS;
-    if (this.ending) return this.socket.end();
+    if (this.ending) {
+      // All sent, close_notify last: the TCP end, once (a flush still due later finds the writer gone).
+      this.forget();
+      return this.socket.end();
+    }
     if (this.drainListeners) for (const listener of this.drainListeners) listener();
   }
 
