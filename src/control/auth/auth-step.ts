@@ -49,8 +49,12 @@ export type StepResult =
   | { kind: "passed"; user: UserRecord }
   /** Ask again, with this error shown (the client can retry). */
   | { kind: "retry"; error: string; reason: string }
-  /** Give up: no form, the client stops (docs/protocol.md §2.8). `counts: false`: not towards a ban (the gateway's trouble, not a guess). */
-  | { kind: "refused"; error: string; reason: string; counts?: false };
+  /**
+   * Give up: no form, the client stops (docs/protocol.md §2.8). `counts: false`: not towards a ban
+   * (the gateway's trouble, not a guess). `crowd`: a refusal thousands of clients can meet at once
+   * (a login storm), logged once per interval instead of once per login.
+   */
+  | { kind: "refused"; error: string; reason: string; counts?: false; retryAfterSeconds?: number; crowd?: true };
 
 /**
  * One factor of the login pipeline. A group's methods chain factors (all must pass, in order)

@@ -91,11 +91,14 @@ export class LoginFlow {
   private readonly failures: LoginFailures;
   /** "The gateway is full" is said once per interval, however many clients hear it. */
   private readonly full: RateLimitedLog;
+  /** So is a step's refusal that a crowd meets at once (the password hasher busy in a login storm). */
+  private readonly crowd: RateLimitedLog;
 
   constructor(private readonly o: LoginFlowOptions) {
     this.contexts = new LoginContexts({ now: o.now, ttlMs: o.contextTtlMs, maxContexts: o.maxContexts });
     this.failures = new LoginFailures({ stats: o.stats, guard: o.guard, events: o.events, log: o.log, endLogin: (context) => this.contexts.end(context) });
     this.full = new RateLimitedLog(10_000, o.now, o.log);
+    this.crowd = new RateLimitedLog(10_000, o.now, o.log);
   }
 
   async handle(request: LoginRequest): Promise<LoginOutcome> {
@@ -142,7 +145,12 @@ export class LoginFlow {
 
   /** What a step's result leads to. */
   private settle(context: LoginContext, request: LoginRequest, step: AuthStep, result: StepResult): Next {
-    if (result.kind === "refused") return { answer: this.failures.refuse({ reason: result.reason, message: result.error, counts: result.counts }, request.client, context) };
+    if (result.kind === "refused") {
+      const { reason, error: message, counts, retryAfterSeconds, crowd } = result;
+      const answer = this.failures.refuse({ reason, message, counts, retryAfterSeconds, logged: !crowd }, request.client, context);
+      if (crowd) this.crowd.say(logLine`login refused reason=${reason}: ${message}`);
+      return { answer };
+    }
     if (result.kind === "retry") {
       context.wrongAnswers = (context.wrongAnswers ?? 0) + 1;
       const decision = afterWrongAnswer(step.retry, {

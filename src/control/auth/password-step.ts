@@ -2,11 +2,15 @@ import type { UserService } from "../users.ts";
 import type { AuthStep, LoginContext, StepResult } from "./auth-step.ts";
 import type { FormField } from "./login-form.ts";
 import { START_OVER } from "./retry-policy.ts";
+import { SERVER_BUSY } from "../../runtime/password-hasher.ts";
 
 /**
  * User name and password, checked against the stored argon2id hash. After a certificate
  * (certificate+password) it confirms the certificate holder: the typed name must be theirs.
  */
+/** How long a login refused by a busy password hasher is told to wait (the Retry-After header). */
+export const BUSY_RETRY_AFTER_SECONDS = 2;
+
 export class PasswordStep implements AuthStep {
   readonly factor = "password";
   /** A wrong password starts the login over (after a certificate, the certificate runs again first). */
@@ -37,7 +41,9 @@ export class PasswordStep implements AuthStep {
     const checked = await this.users.verifyPassword(name, password);
     if (!checked.ok) {
       // A login storm (server_busy) or a failed hashing worker: no answer about the password, not a guess.
-      return { kind: "refused", error: "The gateway is busy: try again in a few seconds.", reason: checked.error.code, counts: false };
+      // Busy (a storm): Retry-After tells a scripted client (or the load generator) when; openconnect shows the message.
+      const refused = { kind: "refused", error: "The gateway is busy: try again in a few seconds.", reason: checked.error.code, counts: false } as const;
+      return checked.error.code === SERVER_BUSY ? { ...refused, retryAfterSeconds: BUSY_RETRY_AFTER_SECONDS, crowd: true } : refused;
     }
     const user = checked.value;
     if (!user) {
