@@ -4,12 +4,13 @@
  * gateway costs: per-session memory at N, idle CPU while holding, logins/s, and memory after
  * every session logged out. Not a test: figures. Root; `npm run build` first.
  *   bun scripts/bench/sessions-at-scale.ts [--sessions 1000] [--dtls psk|legacy|none] [--hold 60]
- *     [--processes 4] [--churn SECONDS] [--variant binary|sources] [--workers N]
+ *     [--processes 4] [--churn SECONDS] [--variant binary|sources] [--workers N] [--gw-log FILE]
  * One gw process holds at most 18,880 sessions under an open-file limit of 20,000 (one TCP
  * descriptor each, descriptor-budget.ts); --workers 2 gives each worker process its own limit.
  */
 import { execFileSync, spawn } from "node:child_process";
-import { existsSync, rmSync } from "node:fs";
+import { existsSync, rmSync, writeFileSync } from "node:fs";
+import { availableParallelism } from "node:os";
 import { join } from "node:path";
 import { parseArgs } from "node:util";
 import { gwCli, provision, repoRoot, startGw, tempDir, type GwVariant } from "../../test/harness/gateway.ts";
@@ -26,6 +27,7 @@ const { values } = parseArgs({
     users: { type: "string", default: "20" },
     variant: { type: "string" },
     workers: { type: "string", default: "1" },
+    "gw-log": { type: "string" },
   },
 });
 const sessions = Number(values.sessions);
@@ -35,6 +37,9 @@ const password = "load-pass-1";
 // 20 sessions per source address: well under the gateway's 32 connections not yet a tunnel per address.
 const sourceCount = Math.min(200, Math.max(1, Math.ceil(sessions / 100)));
 const sources = Array.from({ length: sourceCount }, (_, i) => `203.0.113.${10 + i}`);
+
+/** Logins at once in the warm-up: twice the hashing threads (one per core), so that each gets one. */
+const WARM_UP_SESSIONS = 2 * availableParallelism();
 
 const topology = createTopology("load");
 const procs = new ProcessGroup();
@@ -81,16 +86,23 @@ try {
     "--gw-pid", String(pid),
   ];
   const env = { ...process.env, LOAD_PASSWORD: password };
-  // One session in and out first: the password workers start on the first login, and their threads
-  // (megabytes, once) belong in the idle figure, not spread over the sessions of the run.
-  const warmArgv = argv.map((a, i) => (argv[i - 1] === "--sessions" ? "1" : argv[i - 1] === "--hold" ? "1" : a)).slice(0, argv.indexOf("--gw-pid"));
+  // A few sessions in and out first, at once: every password-hashing thread runs an argon2id hash
+  // (19 MiB each by default) and its allocator keeps those pages for the next login. That memory
+  // belongs to the idle gateway, not to the sessions of the run (nor to a churn's growth).
+  const warmValues: Record<string, string> = { "--sessions": String(WARM_UP_SESSIONS), "--hold": "1", "--churn": "0" };
+  const warmArgv = argv.map((a, i) => warmValues[argv[i - 1]!] ?? a).slice(0, argv.indexOf("--gw-pid"));
   const warm = spawn(warmArgv[0]!, warmArgv.slice(1), { stdio: ["ignore", "ignore", "inherit"], env });
-  if ((await new Promise<number>((resolve) => warm.on("close", (c) => resolve(c ?? 1)))) !== 0) throw new Error("the warm-up session failed (see above)");
+  if ((await new Promise<number>((resolve) => warm.on("close", (c) => resolve(c ?? 1)))) !== 0) throw new Error("the warm-up sessions failed (see above)");
   // The runner prints as it goes; its exit status is ours.
   const runner = spawn(argv[0]!, argv.slice(1), { stdio: ["ignore", "inherit", "inherit"], env });
   code = await new Promise<number>((resolve) => runner.on("close", (c) => resolve(c ?? 1)));
+  // The gateway's own count of what its login front refused or timed out, and of the logins (why a client saw a reset).
+  const status = gwCli(variant, ["status", "--data-dir", dataDir], undefined, topology.exec(topology.gateway));
+  if (status.code !== 0) console.log(`gw status failed: ${status.stderr.trim()}`);
+  for (const line of status.stdout.split("\n")) if (/^\s*(logins|login front)\b/.test(line)) console.log(`gw status: ${line.trim()}`);
   // The gateway's own account after its full collections, at idle and after logout (the runner sent SIGUSR2).
   for (const line of gw.process.stderr().split("\n")) if (line.includes("memory after a full collection")) console.log(`gw: ${line}`);
+  if (values["gw-log"]) writeFileSync(values["gw-log"], gw.process.stderr());
   if (gw.process.child.exitCode !== null) {
     console.error(`sessions-at-scale: gw exited (${gw.process.child.exitCode}) during the run:\n${gw.process.stderr().slice(-2000)}`);
     code = 1;

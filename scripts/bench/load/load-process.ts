@@ -52,12 +52,35 @@ function sessionConfig(index: number): SessionConfig {
   };
 }
 
-/** Opens one session; resolves when it is up or has failed. */
-async function open(index: number): Promise<LoadSession | undefined> {
+/** A session's setup: up, failed (counted), or deferred by the gateway for `retryAfterMs`. */
+type Opened = { session: LoadSession } | { session?: undefined; retryAfterMs?: number };
+
+/** Opens one session; resolves when it is up, has failed or was told to come back later. */
+async function open(index: number): Promise<Opened> {
   const session = new LoadSession(sessionConfig(index), counters);
   live.add(session);
   const up = await session.start(Date.now());
-  return up ? session : undefined;
+  if (up) return { session };
+  live.delete(session);
+  return { retryAfterMs: session.retryAfterMs };
+}
+
+/** Waits as the gateway asked, spread over half to one and a half times so that a crowd does not come back at once. */
+const backOff = (ms: number) => new Promise((r) => setTimeout(r, ms * (0.5 + Math.random())));
+
+/** Holding: a deferred login is tried again (the lane waits), at most this often before it counts as refused. */
+const MAX_DEFERRALS = 20;
+
+async function openHeld(index: number): Promise<void> {
+  for (let attempt = 0; ; attempt++) {
+    const opened = await open(index);
+    if (opened.session || opened.retryAfterMs === undefined) return;
+    if (attempt === MAX_DEFERRALS) {
+      counters.fail("login-refused", `session ${index}: deferred ${MAX_DEFERRALS} times by the gateway (Retry-After)`);
+      return;
+    }
+    await backOff(opened.retryAfterMs);
+  }
 }
 
 /** Runs `work` over `items`, `plan.concurrency` at once, within each source address's slots. */
@@ -81,7 +104,7 @@ async function forEachLimited(items: number[], work: (i: number) => Promise<void
 }
 
 async function hold(): Promise<void> {
-  await forEachLimited(plan.indexes, async (i) => void (await open(i)));
+  await forEachLimited(plan.indexes, openHeld);
   report("ramped");
   const status = setInterval(() => report("status"), 2000);
   await new Promise<void>((resolve) => {
@@ -105,14 +128,15 @@ async function churn(): Promise<void> {
     const source = sourceOf(plan, index);
     while (Date.now() < deadline) {
       await slots.acquire(source);
-      let session: LoadSession | undefined;
+      let opened: Opened;
       try {
-        session = await open(index);
+        opened = await open(index);
       } finally {
         slots.release(source);
       }
+      const session = opened.session;
       if (!session) {
-        await new Promise((r) => setTimeout(r, 1000));
+        await backOff(opened.retryAfterMs ?? 1000);
         continue;
       }
       const waitUntil = Date.now() + 15_000;

@@ -19,6 +19,9 @@ export interface GatewaySamples {
   /** After a full collection at idle, and at N (hold runs): the memory the sessions hold, without garbage. */
   idleGc?: GatewaySample;
   holdGc?: GatewaySample;
+  /** Churn: after a full collection at the warm-up and near the end, the churn still running (growth, not garbage). */
+  churnWarmGc?: GatewaySample;
+  churnEndGc?: GatewaySample;
 }
 
 export interface RunResult {
@@ -63,6 +66,8 @@ export function formatReport(r: RunResult): string[] {
     const cycles = c["churn cycles"] ?? 0;
     lines.push(`  churn         ${cycles} cycles in ${o.churnSeconds} s (${(cycles / o.churnSeconds).toFixed(1)}/s), ${logins} logins, DTLS ${c["dtls established"] ?? 0}`);
   }
+  const deferred = c["logins deferred (Retry-After)"] ?? 0;
+  if (deferred > 0) lines.push(`  deferred      ${deferred} logins refused with a Retry-After (the gateway's load shedding), tried again after it`);
   const rtt = c["pings answered"] ? ` mean RTT ${((c["ping rtt total ms"] ?? 0) / c["pings answered"]).toFixed(1)} ms` : "";
   lines.push(`  echoes        ${c["pings sent"] ?? 0} sent, ${c["pings answered"] ?? 0} answered${rtt}; DPD sent ${c["dpd sent"] ?? 0}; DTLS retransmissions ${c["dtls retransmissions"] ?? 0}`);
   const g = r.gateway;
@@ -94,6 +99,13 @@ export function formatReport(r: RunResult): string[] {
       lines.push(`  gateway CPU   ${cpuPercent(g.idle, g.holdEnd).toFixed(1)} % of a core during the churn (${((1000 * cpu) / Math.max(cycles, 1)).toFixed(1)} ms per cycle)`);
       lines.push(`  churn memory  RSS before ${mib(g.idle.rssKiB)}, at the end ${mib(g.holdEnd.rssKiB)}, settled ${mib(g.afterLogout.rssKiB)} (${change(g.idle)} on before)`);
       if (g.warm) lines.push(`  warmed up     RSS ${mib(g.warm.rssKiB)} at t=${((g.warm.at - g.idle.at) / 1000).toFixed(0)} s; settled is ${change(g.warm)} on it`);
+      if (g.churnWarmGc && g.churnEndGc) {
+        const at = (x: GatewaySample) => `t=${((x.at - g.idle.at) / 1000).toFixed(0)} s`;
+        const growth = (100 * (g.churnEndGc.rssKiB - g.churnWarmGc.rssKiB)) / g.churnWarmGc.rssKiB;
+        lines.push(
+          `  churn growth  RSS after a full collection, churning: ${mib(g.churnWarmGc.rssKiB)} at ${at(g.churnWarmGc)}, ${mib(g.churnEndGc.rssKiB)} at ${at(g.churnEndGc)} (${growth >= 0 ? "+" : ""}${growth.toFixed(1)} %)`,
+        );
+      }
     }
     lines.push(`  after logout  RSS ${mib(g.afterLogout.rssKiB)}${pss(g.afterLogout)} (${o.settleSeconds} s after the last session left)`);
     if (g.afterGc) lines.push(`  after GC      RSS ${mib(g.afterGc.rssKiB)}${pss(g.afterGc)} (the gateway's full collection, SIGUSR2; its log line names what is left)`);

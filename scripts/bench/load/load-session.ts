@@ -69,6 +69,8 @@ export class LoadSession {
   private ping = { id: 0, seq: 0, sentAt: 0, nextAt: 0, waiting: false };
   private settle: ((ok: boolean) => void) | undefined;
   private loggingOut = false;
+  /** The gateway refused the login with a Retry-After (its password hasher is busy): try again after this long. No failure. */
+  retryAfterMs: number | undefined;
 
   constructor(
     private readonly cfg: SessionConfig,
@@ -123,6 +125,14 @@ export class LoadSession {
     if (this.state === "ended" || this.loggingOut) return;
     this.counters.fail(kind, `session ${this.cfg.index} (${this.cfg.user} from ${this.cfg.localAddress}): ${message}`);
     if (!this.settle) this.counters.count("sessions lost after setup");
+    this.socket?.destroy();
+    this.end();
+  }
+
+  /** A refusal that says when to come back (load shedding, gw's server_busy): counted, not a failure. */
+  private defer(ms: number): void {
+    this.counters.count("logins deferred (Retry-After)");
+    this.retryAfterMs = ms;
     this.socket?.destroy();
     this.end();
   }
@@ -184,7 +194,11 @@ export class LoadSession {
     const answer = parseAuthAnswer(r.status, r.headers.get("set-cookie") ?? [], r.body);
     if (!answer.ok) return this.fail("login-protocol", answer.error.message);
     const a = answer.value;
-    if (a.kind === "refused") return this.fail("login-refused", a.message);
+    if (a.kind === "refused") {
+      const retryAfterSeconds = Number(r.headers.get("retry-after")?.[0]);
+      if (retryAfterSeconds > 0) return this.defer(retryAfterSeconds * 1000);
+      return this.fail("login-refused", a.message);
+    }
     if (a.kind === "success") {
       this.counters.count("logins");
       this.state = "connect";

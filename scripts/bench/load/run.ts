@@ -63,6 +63,17 @@ function sample(o: RunOptions): GatewaySample | undefined {
   return o.gwPid === undefined ? undefined : sampleGateway(o.gwPid);
 }
 
+/** How long the gateway gets for its full collection (SIGUSR2) before the sample. */
+const GC_SETTLE_MS = 2000;
+
+/** The gateway's memory right after its full collection (SIGUSR2): what it holds, without garbage. */
+async function collectedSample(o: RunOptions, settleMs = GC_SETTLE_MS): Promise<GatewaySample | undefined> {
+  if (o.gwPid === undefined) return undefined;
+  process.kill(o.gwPid, "SIGUSR2");
+  await sleep(settleMs);
+  return sample(o);
+}
+
 async function main(): Promise<number> {
   const parsed = parseRunOptions(process.argv.slice(2), process.env);
   if (!parsed.ok) {
@@ -98,12 +109,7 @@ async function main(): Promise<number> {
   const idle = sample(o);
   // The gateway's log line after a full collection at idle: the baseline for the one after logout
   // and for the per-session memory held after a collection at N.
-  let idleGc: GatewaySample | undefined;
-  if (o.gwPid !== undefined) {
-    process.kill(o.gwPid, "SIGUSR2");
-    await sleep(1000);
-    idleGc = sample(o);
-  }
+  const idleGc = await collectedSample(o, 1000);
   const startedAt = Date.now();
   console.log(`load: starting ${o.sessions} sessions (${o.churnSeconds ? `churn ${o.churnSeconds} s` : `hold ${o.holdSeconds} s`}) against ${o.host}:${o.port}`);
   const children = plans.map(startChild);
@@ -128,28 +134,32 @@ async function main(): Promise<number> {
     dtlsHeld = children.reduce((n, c) => n + (c.last?.dtls ?? 0), 0);
   }
   let warm: GatewaySample | undefined;
+  let warmGc: Promise<GatewaySample | undefined> | undefined;
+  let endGc: Promise<GatewaySample | undefined> | undefined;
   if (o.churnSeconds > 0) {
     // Memory over the churn; the first sample past a fifth of it is the warmed-up reference.
     const every = Math.max(5, o.churnSeconds / 10) * 1000;
+    // Near the end, still churning: a full collection, to set against the one at the warm-up (growth, not garbage).
+    const endTimer = setTimeout(() => (endGc = collectedSample(o)), Math.max(0, o.churnSeconds * 1000 - GC_SETTLE_MS - 3000));
     const sampler = setInterval(() => {
       const s = sample(o);
       if (!s) return;
       const t = (s.at - startedAt) / 1000;
-      if (!warm && t >= o.churnSeconds / 5) warm = s;
+      if (!warm && t >= o.churnSeconds / 5) {
+        warm = s;
+        warmGc = collectedSample(o);
+      }
       const cycles = children.reduce((n, c) => n + (c.last?.counts["churn cycles"] ?? 0), 0);
       console.log(`  t=${t.toFixed(0).padStart(5)} s  ${String(cycles).padStart(7)} cycles  gateway RSS ${mib(s.rssKiB)}  CPU ${(s.cpuSeconds - idle!.cpuSeconds).toFixed(1)} s`);
     }, every);
     await Promise.all(children.map((c) => c.final));
     clearInterval(sampler);
+    clearTimeout(endTimer);
   }
   const holdEnd = sample(o);
+  const churnGc = { warm: await warmGc, end: await endGc };
   // At N, after a full collection: what the sessions hold, without the ramp's garbage.
-  let holdGc: GatewaySample | undefined;
-  if (o.gwPid !== undefined && o.churnSeconds === 0) {
-    process.kill(o.gwPid, "SIGUSR2");
-    await sleep(2000);
-    holdGc = sample(o);
-  }
+  const holdGc = o.churnSeconds === 0 ? await collectedSample(o) : undefined;
   for (const c of children) c.process.stdin!.end("logout\n");
   await Promise.all(children.map((c) => c.final));
   await Promise.race([Promise.all(children.map((c) => c.exited)), sleep(5000)]);
@@ -161,18 +171,13 @@ async function main(): Promise<number> {
   if (o.gwPid !== undefined) await sleep(o.settleSeconds * 1000);
   const afterLogout = sample(o);
   // A full collection in the gateway (SIGUSR2): what stays after it is held, not garbage.
-  let afterGc: GatewaySample | undefined;
-  if (o.gwPid !== undefined) {
-    process.kill(o.gwPid, "SIGUSR2");
-    await sleep(2000);
-    afterGc = sample(o);
-  }
+  const afterGc = await collectedSample(o);
 
   const processProblems = children.flatMap((c, i) =>
     c.last?.event === "final" ? [] : [`load process ${i} ended without its final report (exit ${c.process.exitCode}): ${c.stderr().trim().split("\n").slice(-3).join(" | ")}`],
   );
   const gateway: GatewaySamples | undefined =
-    idle && holdEnd && afterLogout ? { idle, rampEnd: rampEnd ?? idle, holdStart: holdStart ?? idle, holdEnd, afterLogout, afterGc, warm, idleGc, holdGc } : undefined;
+    idle && holdEnd && afterLogout ? { idle, rampEnd: rampEnd ?? idle, holdStart: holdStart ?? idle, holdEnd, afterLogout, afterGc, warm, idleGc, holdGc, churnWarmGc: churnGc.warm, churnEndGc: churnGc.end } : undefined;
   const result = {
     options: o,
     rampSeconds,

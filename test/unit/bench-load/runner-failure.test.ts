@@ -49,8 +49,8 @@ async function fakeGateway(answer: Answer): Promise<{ port: number; server: Serv
   return { port: (server.address() as { port: number }).port, server };
 }
 
-const ok200 = (body: string, cookies: string[] = []) =>
-  `HTTP/1.1 200 OK\r\nContent-Type: text/xml\r\n${cookies.map((c) => `Set-Cookie: ${c}\r\n`).join("")}Content-Length: ${Buffer.byteLength(body)}\r\n\r\n${body}`;
+const ok200 = (body: string, cookies: string[] = [], extra: string[] = []) =>
+  `HTTP/1.1 200 OK\r\nContent-Type: text/xml\r\n${cookies.map((c) => `Set-Cookie: ${c}\r\n`).join("")}${extra.map((h) => `${h}\r\n`).join("")}Content-Length: ${Buffer.byteLength(body)}\r\n\r\n${body}`;
 
 const loginForm = formDocument("xml", { authId: "main", message: "Log in", fields: [{ type: "text", name: "username", label: "U" }, { type: "password", name: "password", label: "P" }] }, "ctx");
 
@@ -106,6 +106,27 @@ describe("run.ts against a gateway that refuses", () => {
       expect(r.stderr).toBe("");
       expect(r.code).toBe(0);
       expect(r.stdout).toContain("held          CSTP 3, DTLS 0");
+    } finally {
+      server.close();
+    }
+  }, 30_000);
+
+  test("a login refused with Retry-After (gw's busy password hasher) is tried again after it, and is no failure", async () => {
+    let answers = 0;
+    const { port, server } = await fakeGateway((method, path) => {
+      if (method === "CONNECT") return "HTTP/1.1 200 CONNECTED\r\nX-CSTP-Address: 10.9.0.5\r\nX-CSTP-Netmask: 255.255.255.0\r\nX-CSTP-MTU: 1400\r\nX-CSTP-DPD: 30\r\n\r\n";
+      if (path === "/") return ok200(loginForm);
+      // The first four answers: busy, come back in a second.
+      if (++answers <= 4) return ok200(refusalDocument("xml", "The gateway is busy: try again in a few seconds."), ["webvpn=; Secure"], ["Retry-After: 1"]);
+      return ok200(successDocument("xml", "TOKEN", "h"), ["webvpn=TOKEN; Secure"]);
+    });
+    try {
+      const r = await runLoad(port, ["--ping-interval", "3600"]);
+      expect(r.stderr).toBe("");
+      expect(r.code).toBe(0);
+      expect(r.stdout).toContain("held          CSTP 3, DTLS 0");
+      expect(r.stdout).toContain("deferred      4 logins refused with a Retry-After");
+      expect(r.stdout).toContain("failures      none");
     } finally {
       server.close();
     }
