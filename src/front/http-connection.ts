@@ -92,6 +92,8 @@ export function serveConnection(socket: TLSSocket, front: TunnelFront, slot: Adm
     closing = true;
     clearTimeout(deadline);
     slot.release();
+    // gw's own record writer (when it writes) lets go of its key and buffers now.
+    if (output !== socket) output.destroy();
   };
   socket.on("data", onData);
   output.on("drain", onDrain);

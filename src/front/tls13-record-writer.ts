@@ -231,8 +231,13 @@ export class Tls13RecordWriter {
     this.on("drain", listener);
   }
 
-  /** The connection is over: nothing more is sent or kept. */
+  /**
+   * The connection is over: nothing more is sent or kept. The key's libcrypto context is freed now,
+   * not when a collection finds the writer: the collector does not see native memory, and a churn
+   * of short connections would otherwise hold thousands of them between collections.
+   */
   private forget(): void {
+    if (!this.gone) this.gcm.dispose?.();
     this.gone = true;
     this.batch = undefined;
     this.fill = 0;

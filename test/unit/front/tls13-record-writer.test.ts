@@ -187,6 +187,30 @@ describe("Tls13RecordWriter", () => {
     expect(kernel.sends).toBe(sends);
   });
 
+  test("every key's context is freed once its connection is over (destroyed or ended), not left to the collector", async () => {
+    const keys: { disposed: number }[] = [];
+    const counted: CreateGcmKey = (key) => {
+      const inner = nodeGcmKey(key)!;
+      const k = { disposed: 0 };
+      keys.push(k);
+      return { seal: inner.seal, openInPlace: inner.openInPlace, dispose: () => void k.disposed++ };
+    };
+    const open = () => Tls13RecordWriter.start(new FakeKernel(), new FakeSocket(), SUITE, SECRET0, new RecordWriters(counted, new FramePool(4096, 4)))!;
+    const destroyed = open();
+    expect(keys.map((k) => k.disposed)).toEqual([1, 0]); // the handshake's key at the KeyUpdate
+    destroyed.write(Buffer.from("x"));
+    destroyed.destroy();
+    destroyed.destroy();
+    expect(keys.map((k) => k.disposed)).toEqual([1, 1]);
+    const ended = open();
+    ended.write(Buffer.from("bye"));
+    ended.end();
+    await turn();
+    expect(keys.map((k) => k.disposed)).toEqual([1, 1, 1, 1]);
+    ended.destroy(); // the socket's close after the end: nothing is freed twice
+    expect(keys.map((k) => k.disposed)).toEqual([1, 1, 1, 1]);
+  });
+
   test("writers written to in one turn each leave in one send, with one end-of-turn flush for all", async () => {
     const shared = new RecordWriters(nodeGcmKey, new FramePool(4096, 4));
     const pairs = [0, 1, 2].map(() => {
