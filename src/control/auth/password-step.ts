@@ -4,13 +4,13 @@ import type { FormField } from "./login-form.ts";
 import { START_OVER } from "./retry-policy.ts";
 import { SERVER_BUSY } from "../../runtime/password-hasher.ts";
 
+/** How long a login refused by a busy password hasher is told to wait (the Retry-After header). */
+export const BUSY_RETRY_AFTER_SECONDS = 2;
+
 /**
  * User name and password, checked against the stored argon2id hash. After a certificate
  * (certificate+password) it confirms the certificate holder: the typed name must be theirs.
  */
-/** How long a login refused by a busy password hasher is told to wait (the Retry-After header). */
-export const BUSY_RETRY_AFTER_SECONDS = 2;
-
 export class PasswordStep implements AuthStep {
   readonly factor = "password";
   /** A wrong password starts the login over (after a certificate, the certificate runs again first). */
