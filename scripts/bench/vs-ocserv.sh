@@ -29,9 +29,9 @@ name=${GW_NAME:-gw}
 hash=$("$repo/node_modules/.bin/bun" "$repo/scripts/bench/password-hash-time.ts")
 jq -rn --argjson h "$hash" --slurpfile g "$out/$name.json" --argjson o "$([ -n "${SKIP_OCSERV:-}" ] && echo null || cat "$out/ocserv.json")" '
     ($g[0].connect_ms.median) as $gc | ($o.connect_ms.median // null) as $oc
-    | "password hash (argon2id m=\($h.memoryKiB) KiB, t=\($h.passes)), one verification here: \($h.ms) ms",
-      "connect, start to first ping: gw \($gc) ms, minus the hash \(($gc - $h.ms) * 10 | round / 10) ms"
-        + (if $oc then "; ocserv \($oc) ms; (gw - hash) / ocserv = \(($gc - $h.ms) / $oc * 100 | round / 100) (goal: at most 1.2)" else "" end)
+    | "password hash (argon2id m=\($h.memoryKiB) KiB, t=\($h.passes)), one verification here: \($h.ms) ms back to back, \($h.afterIdleMs) ms after a second of idle (as a connect meets it)",
+      "connect, start to first ping: gw \($gc) ms, minus the hash \(($gc - $h.ms) * 10 | round / 10) ms (back to back) or \(($gc - $h.afterIdleMs) * 10 | round / 10) ms (after idle)"
+        + (if $oc then "; ocserv \($oc) ms; (gw - hash) / ocserv = \(($gc - $h.ms) / $oc * 100 | round / 100) or \(($gc - $h.afterIdleMs) / $oc * 100 | round / 100) (goal: at most 1.2)" else "" end)
 ' | tee -a "$out/compare.txt"
 # Where each run lost packets and how busy the client and the host were: throughput alone does not
 # say whether the gateway, the client or the loss pattern held a direction back.
