@@ -76,8 +76,9 @@ const CLOSE_NOTIFY = new Uint8Array([1, 0]);
  * Records are sealed as they are written, in order, into a batch buffer from the shared pool; the
  * batch goes to the kernel at the end of the turn (or when full). What the kernel does not take
  * waits here, in order, and is tried again on a short timer: the runtime's event loop tells only
- * the TLS library when the socket is writable. Once the connection is gone the raw socket says so
- * (send gives -1) and the writer lets go of everything. `write` returns false while bytes wait,
+ * the TLS library when the socket is writable. Once the connection is gone (its owner destroys
+ * the writer on the socket's 'close', or send gives -1) the writer lets go of everything, its
+ * key's native context included. `write` returns false while bytes wait,
  * and 'drain' says when they are all gone, as with socket.write.
  */
 export class Tls13RecordWriter {
@@ -117,7 +118,10 @@ export class Tls13RecordWriter {
     const gcm = shared.createGcmKey(keys.key);
     if (!gcm) return undefined;
     const writer = new Tls13RecordWriter(raw, socket, suite, secret, gcm, keys.iv, shared);
-    if (!writer.updateKey()) return undefined;
+    if (!writer.updateKey()) {
+      gcm.dispose?.(); // the library keeps writing this connection; the first key is not needed
+      return undefined;
+    }
     writer.flush();
     return writer;
   }
