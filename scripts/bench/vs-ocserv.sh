@@ -29,7 +29,7 @@ name=${GW_NAME:-gw}
 hash=$("$repo/node_modules/.bin/bun" "$repo/scripts/bench/password-hash-time.ts")
 jq -rn --argjson h "$hash" --slurpfile g "$out/$name.json" --argjson o "$([ -n "${SKIP_OCSERV:-}" ] && echo null || cat "$out/ocserv.json")" '
     ($g[0].connect_ms.median) as $gc | ($o.connect_ms.median // null) as $oc
-    | "password hash (argon2id m=\($h.memoryKiB) KiB, t=\($h.passes)), one verification here: \($h.ms) ms back to back, \($h.afterIdleMs) ms after a second of idle (as a connect meets it)",
+    | "password hash (argon2id m=\($h.memoryKiB) KiB, t=\($h.passes)), one verification here: \($h.ms) ms back to back, \($h.afterIdleMs) ms after a second of idle (as a connect meets it); page faults per verification \($h.faults) and \($h.afterIdleFaults)",
       "connect, start to first ping: gw \($gc) ms, minus the hash \(($gc - $h.ms) * 10 | round / 10) ms (back to back) or \(($gc - $h.afterIdleMs) * 10 | round / 10) ms (after idle)"
         + (if $oc then "; ocserv \($oc) ms; (gw - hash) / ocserv = \(($gc - $h.ms) / $oc * 100 | round / 100) or \(($gc - $h.afterIdleMs) / $oc * 100 | round / 100) (goal: at most 1.2)" else "" end)
 ' | tee -a "$out/compare.txt"
