@@ -1,7 +1,4 @@
-import { runCommand } from "citty";
-import { GwError } from "../errors.ts";
 import { VERSION } from "../version.ts";
-import { UsageError } from "./args.ts";
 import { adminCommand } from "./admin-commands.ts";
 import { auditCommand } from "./audit-command.ts";
 import { banCommand } from "./ban-commands.ts";
@@ -13,11 +10,11 @@ import { doctorCommand } from "./doctor-command.ts";
 import { eventsCommand } from "./events-command.ts";
 import { groupCommand } from "./group-commands.ts";
 import { importCommand } from "./import-command.ts";
-import { printable } from "./output.ts";
 import { initCommand } from "./init-command.ts";
 import { drainCommand, reloadCommand } from "./lifecycle-commands.ts";
 import { pkiCommand } from "./pki-commands.ts";
 import { policyCommand } from "./policy-commands.ts";
+import { runResolved } from "./run-resolved.ts";
 import { serveCommand } from "./serve-command.ts";
 import { serviceCommand } from "./service-command.ts";
 import { statusCommand } from "./status-command.ts";
@@ -74,20 +71,5 @@ export async function main(argv: string[], terminal: Terminal = consoleTerminal)
     terminal.out(`${await commandHelp(named.path, named.def)}\n`);
     return 0;
   }
-  try {
-    await runCommand(named.def, { rawArgs: named.rest });
-    return 0;
-  } catch (e) {
-    if (e instanceof UsageError || (e instanceof Error && e.name === "CLIError")) {
-      terminal.note(`gw: usage: ${printable(e.message)} (see ${named.path.join(" ")} --help)`);
-      return 2;
-    }
-    if (e instanceof GwError) {
-      // The message may quote a value from outside (a name, a server's answer): one line, escaped.
-      terminal.note(`gw: ${e.code}: ${printable(e.message)}`);
-      return 1;
-    }
-    terminal.note(`gw: internal error: ${(e as Error).stack ?? e}`);
-    return 1;
-  }
+  return runResolved(named.def, named.path, named.rest, terminal);
 }
