@@ -13,7 +13,7 @@ import { otpKeySource } from "../control/auth/otp-key.ts";
 import { CertificateStep } from "../control/auth/certificate-step.ts";
 import { createClientCertificateCheck } from "../front/client-cert-check.ts";
 import { loadClientCertFiles } from "./client-cert-setup.ts";
-import { loadSamlIdpCertificate, setupSaml } from "./saml-setup.ts";
+import { loadSaml, setupSaml } from "./saml-setup.ts";
 import { LoginGuard } from "../control/auth/login-guard.ts";
 import { SessionRegistry } from "../control/sessions.ts";
 import { ControlPlane } from "../control/control-plane.ts";
@@ -141,8 +141,8 @@ export async function startGateway(config: GatewayConfig, deps: GatewayDeps): Pr
   if (!cert.ok) return fail(cert);
   const clientTrust = loadClientCertFiles(config.clientCaFile, config.crlFile);
   if (!clientTrust.ok) return fail(clientTrust);
-  const samlIdpCert = loadSamlIdpCertificate(config);
-  if (!samlIdpCert.ok) return fail(samlIdpCert);
+  const samlReady = await loadSaml(config);
+  if (!samlReady.ok) return fail(samlReady);
 
   // One descriptor per TLS connection: the open-file limit decides how many sessions fit.
   const files = deps.raiseOpenFileLimit();
@@ -343,7 +343,7 @@ export async function startGateway(config: GatewayConfig, deps: GatewayDeps): Pr
   });
   cleanups.push(reapplyOnChange(control.events, sessions));
   const passwordStep = new PasswordStep(users);
-  const saml = setupSaml(config, samlIdpCert.value, { findUser: (name) => store.getUser(name), groupExists: (name) => groups.get(name).ok, now, log: deps.log });
+  const saml = setupSaml(config, samlReady.value, { findUser: (name) => store.getUser(name), groupExists: (name) => groups.get(name).ok, now, log: deps.log });
   const flow = new LoginFlow({
     users,
     groups,

@@ -3,7 +3,6 @@ import { readFileSync } from "node:fs";
 import type { GatewayConfig } from "../config/gateway-config.ts";
 import { SamlLogins } from "../control/auth/saml/saml-logins.ts";
 import { SAML_PATHS } from "../control/auth/saml/saml-paths.ts";
-import { SamlProvider } from "../control/auth/saml/saml-provider.ts";
 import { SamlStep } from "../control/auth/saml/saml-step.ts";
 import { err, ok, type Result } from "../errors.ts";
 import type { UserRecord } from "../store/records.ts";
@@ -15,22 +14,36 @@ export interface SamlSetup {
   front: SamlFront;
 }
 
-/** The IdP certificate (PEM) when SAML is configured: read first, so a bad file stops the start before anything opens. */
-export function loadSamlIdpCertificate(config: GatewayConfig): Result<string | undefined> {
-  return config.samlIdpCertFile ? readIdpCertificate(config.samlIdpCertFile) : ok(undefined);
+/** What SAML needs before the gateway opens anything: the IdP's certificate and the provider's code. */
+export interface SamlReady {
+  idpCertPem: string;
+  SamlProvider: typeof import("../control/auth/saml/saml-provider.ts").SamlProvider;
+}
+
+/**
+ * When SAML is configured: reads the IdP certificate (a bad file stops the start before anything
+ * opens) and loads the service provider's module. That module brings node-saml and its XML
+ * signature stack, about 13 MiB of memory once loaded, so a gateway without SAML never loads it.
+ */
+export async function loadSaml(config: GatewayConfig): Promise<Result<SamlReady | undefined>> {
+  if (!config.samlIdpCertFile) return ok(undefined);
+  const pem = readIdpCertificate(config.samlIdpCertFile);
+  if (!pem.ok) return pem;
+  const { SamlProvider } = await import("../control/auth/saml/saml-provider.ts");
+  return ok({ idpCertPem: pem.value, SamlProvider });
 }
 
 /** The SAML service provider from the settings; undefined when SAML is not configured. */
 export function setupSaml(
   config: GatewayConfig,
-  idpCertPem: string | undefined,
+  ready: SamlReady | undefined,
   deps: { findUser(name: string): UserRecord | undefined; groupExists(name: string): boolean; now(): number; log: Log },
 ): SamlSetup | undefined {
   const { samlIdpUrl, samlBaseUrl } = config;
-  if (!samlIdpUrl || !idpCertPem || !samlBaseUrl) return undefined;
-  const provider = new SamlProvider({
+  if (!samlIdpUrl || !ready || !samlBaseUrl) return undefined;
+  const provider = new ready.SamlProvider({
     idpUrl: samlIdpUrl,
-    idpCertPem,
+    idpCertPem: ready.idpCertPem,
     entityId: config.samlEntityId ?? `${samlBaseUrl}${SAML_PATHS.metadata}`,
     acsUrl: `${samlBaseUrl}${SAML_PATHS.acs}`,
     groupAttribute: config.samlGroupAttribute,
