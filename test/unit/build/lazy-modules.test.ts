@@ -8,7 +8,7 @@ import { join } from "node:path";
  * kept lean on purpose: a worker process (src/cli/worker-main.ts, picked by src/main.ts) and a
  * gateway without SAML (src/serve/saml-setup.ts imports the provider only when configured).
  */
-const root = join(import.meta.dir, "../../..");
+const root = join(import.meta.dirname, "../../..");
 
 async function graph(): Promise<Metafile> {
   const result = await build({
