@@ -10,59 +10,69 @@ export interface BunUdpSocket extends UdpSocket {
   readonly receiveBuffer: number;
 }
 
+/** Where the socket comes from: bound here, or a descriptor another process bound (a worker's steered member). */
+export type BunUdpPlace = { hostname: string; port: number } | { fd: number };
+
 /** Bun.udpSocket behind the runtime interface; on Linux, sendMany sends same-size runs with UDP GSO. */
 export async function openBunUdp(host: string, port: number): Promise<Result<BunUdpSocket>> {
-  let handler: (data: Uint8Array, port: number, address: string) => void = () => {};
   try {
-    const socket = await Bun.udpSocket({
-      hostname: host,
-      port,
-      binaryType: "uint8array",
-      socket: {
-        data(_s, data, remotePort, remoteAddress) {
-          handler(data, remotePort, remoteAddress);
-        },
-        // A receive error (an ICMP error queued for the socket, e.g. a client's port gone) concerns one
-        // peer; without a handler Bun raises it as an unhandled error. The DTLS peer's own timeouts end it.
-        error() {},
-      },
-    });
-    const plainSendMany = (batch: (Uint8Array | number | string)[]): number => {
-      try {
-        return socket.sendMany(batch);
-      } catch {
-        return 0;
-      }
-    };
-    // Bun has `fd` on its UDP socket but leaves it out of its type declarations.
-    const reported = (socket as unknown as { readonly fd?: number }).fd;
-    const fd = typeof reported === "number" ? reported : -1;
-    const libc = fd >= 0 ? linuxLibc() : null;
-    const gso = libc === null ? null : gsoSender(fd, socket.address.family, libc, plainSendMany);
-    const udp: BunUdpSocket = {
-      port: socket.port,
-      gso: gso?.stats ?? null,
-      receiveBuffer: libc === null ? -1 : raiseReceiveBuffer(libc, fd),
-      send: (data, p, address) => {
-        try {
-          return socket.send(data, p, address);
-        } catch {
-          return false;
-        }
-      },
-      sendMany: gso === null ? plainSendMany : (batch) => gso.sendMany(batch),
-      onDatagram: (h) => {
-        handler = h;
-      },
-      close: () => socket.close(),
-    };
-    return ok(udp);
+    return ok(await bunUdpSocket({ hostname: host, port }));
   } catch (e) {
     const code = (e as NodeJS.ErrnoException).code;
     if (code === "EADDRINUSE") return err("udp_port_in_use", `UDP ${host}:${port} is already in use: stop the other service, or start gw with --no-dtls`);
     if (code === "EACCES" || code === "EPERM") return err("udp_forbidden", `not allowed to bind UDP ${host}:${port}: run as root or grant CAP_NET_BIND_SERVICE`);
     return err("udp_failed", `cannot bind UDP ${host}:${port}: ${(e as Error).message}`);
   }
+}
+
+/**
+ * The socket itself; throws what Bun.udpSocket throws. Bun takes a descriptor through `fd`, the
+ * option its own node:dgram uses for `bind({ fd })`, left out of its type declarations (as `fd`
+ * on the socket is).
+ */
+export async function bunUdpSocket(place: BunUdpPlace): Promise<BunUdpSocket> {
+  let handler: (data: Uint8Array, port: number, address: string) => void = () => {};
+  const options: Bun.udp.SocketOptions<"uint8array"> = {
+    ...place,
+    binaryType: "uint8array",
+    socket: {
+      data(_s, data, remotePort, remoteAddress) {
+        handler(data, remotePort, remoteAddress);
+      },
+      // A receive error (an ICMP error queued for the socket, e.g. a client's port gone) concerns one
+      // peer; without a handler Bun raises it as an unhandled error. The DTLS peer's own timeouts end it.
+      error() {},
+    },
+  };
+  const socket = await Bun.udpSocket(options);
+  const plainSendMany = (batch: (Uint8Array | number | string)[]): number => {
+    try {
+      return socket.sendMany(batch);
+    } catch {
+      return 0;
+    }
+  };
+  const reported = (socket as unknown as { readonly fd?: number }).fd;
+  const fd = typeof reported === "number" ? reported : -1;
+  const libc = fd >= 0 ? linuxLibc() : null;
+  const gso = libc === null ? null : gsoSender(fd, socket.address.family, libc, plainSendMany);
+  return {
+    port: socket.port,
+    gso: gso?.stats ?? null,
+    receiveBuffer: libc === null ? -1 : raiseReceiveBuffer(libc, fd),
+    send: (data, p, address) => {
+      try {
+        return socket.send(data, p, address);
+      } catch {
+        return false;
+      }
+    },
+    sendMany: gso === null ? plainSendMany : (batch) => gso.sendMany(batch),
+    onDatagram: (h) => {
+      handler = h;
+    },
+    close: () => socket.close(),
+  };
 }
 
 export const openUdp: OpenUdp = openBunUdp;

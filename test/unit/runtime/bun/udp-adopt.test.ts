@@ -1,6 +1,6 @@
 /**
  * adoptBunUdp over a UDP descriptor made the way the main process makes them (a steered group of
- * one member on loopback), on the real kernel: receiving through node:dgram, sending synchronously.
+ * one member on loopback), on the real kernel: receiving through Bun.udpSocket, sending synchronously.
  */
 import { afterEach, describe, expect, test } from "bun:test";
 import { openSteeredGroup } from "../../../../src/runtime/linux/steered-group.ts";
