@@ -102,7 +102,7 @@ export const SETTINGS = {
   tunName: setting({ schema: tunNameSchema.default("gw0"), help: "TUN device name", flag: "tun", valueHint: "NAME", example: "gw7", applies: "restart" }),
   tunOffload: setting({
     schema: z.boolean().default(true),
-    help: "write a TCP stream's consecutive segments to the TUN as one GSO packet (IFF_VNET_HDR), so the kernel forwards them once; off: one write per packet",
+    help: "TCP super-packets between the TUN and the kernel (IFF_VNET_HDR, TUNSETOFFLOAD): a TCP stream's consecutive segments are written as one GSO packet, and what the kernel forwarded as one is read as one and cut into segments here, so the kernel forwards them once; off: one read and one write per packet",
     flag: "tun-offload",
     applies: "restart",
   }),

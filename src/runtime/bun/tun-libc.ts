@@ -1,4 +1,4 @@
-import { dlopen } from "bun:ffi";
+import { dlopen, type Pointer } from "bun:ffi";
 import type { TunLibc } from "../linux/tun-libc.ts";
 import { errnoReaders } from "./errno.ts";
 import { openFirst } from "../linux/libc-names.ts";
@@ -29,6 +29,8 @@ export function loadBunLibc() {
     open: (path, flags) => symbols.open(path, flags),
     close: (fd) => symbols.close(fd),
     ioctl: (fd, request, arg) => symbols.ioctl(fd, request, arg),
+    // The third argument is bound as a pointer; a pointer is a number to bun:ffi, so the value passes as it is.
+    ioctlValue: (fd, request, value) => symbols.ioctl(fd, request, value as unknown as Pointer),
     socket: (domain, type, protocol) => symbols.socket(domain, type, protocol),
     write: (fd, data) => symbols.write(fd, data, data),
     read: (fd, data) => symbols.read(fd, data, data.byteLength),

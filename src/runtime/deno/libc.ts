@@ -12,6 +12,8 @@ const SYMBOLS = {
   open: { parameters: ["buffer", "i32", "u32"], result: "i32" },
   close: { parameters: ["i32"], result: "i32" },
   ioctl: { parameters: ["i32", "u64", "buffer"], result: "i32" },
+  // ioctl again, for a request whose argument is a number (TUNSETOFFLOAD).
+  ioctl_value: { name: "ioctl", parameters: ["i32", "u64", "u64"], result: "i32" },
   socket: { parameters: ["i32", "i32", "i32"], result: "i32" },
   read: { parameters: ["i32", "usize", "usize"], result: "isize" },
   write: { parameters: ["i32", "buffer", "usize"], result: "isize" },
@@ -37,6 +39,7 @@ export function loadDenoLibc() {
     open: (path: string, flags: number, mode = 0) => symbols.open(encoder.encode(`${path}\0`), flags, mode),
     close: (fd: number) => symbols.close(fd),
     ioctl: (fd: number, request: number, arg: Uint8Array) => symbols.ioctl(fd, request, arg),
+    ioctlValue: (fd: number, request: number, value: number) => symbols.ioctl_value(fd, request, value),
     socket: (domain: number, type: number, protocol: number) => symbols.socket(domain, type, protocol),
     write: (fd: number, data: Uint8Array) => Number(symbols.write(fd, data, data.byteLength)),
     read: (fd: number, data: Uint8Array) => Number(symbols.read(fd, addressOf(data), data.byteLength)),

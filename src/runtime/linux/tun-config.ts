@@ -12,6 +12,11 @@ const IFNAMSIZ = 16;
 const IFREQ_SIZE = 40; // struct ifreq on 64-bit Linux: name[16] + 24-byte union
 const IFR_UNION = 16;
 const TUNSETIFF = 0x400454ca; // _IOW('T', 202, int)
+const TUNSETOFFLOAD = 0x400454d0; // _IOW('T', 208, unsigned int)
+/** TUNSETOFFLOAD flags: checksums left to complete, TCP segmentation offload for IPv4 and IPv6. */
+const TUN_F_CSUM = 0x01;
+const TUN_F_TSO4 = 0x02;
+const TUN_F_TSO6 = 0x04;
 const IFF_TUN = 0x0001;
 const IFF_NO_PI = 0x1000;
 const IFF_VNET_HDR = 0x4000;
@@ -105,7 +110,7 @@ export function attachTun(
   libc: TunLibc,
   name: string,
   o: { vnetHeader: boolean; multiQueue?: boolean },
-): Result<{ fd: number; name: string; vnetHeader: boolean }> {
+): Result<{ fd: number; name: string; vnetHeader: boolean; readOffload: boolean }> {
   const describe = (e: number) => libc.strerror(e);
   const fd = libc.open(TUN_PATH, O_RDWR | O_NONBLOCK | O_CLOEXEC);
   if (fd < 0) return tunError(`open ${TUN_PATH}`, libc.errno(), name, describe);
@@ -122,7 +127,20 @@ export function attachTun(
     libc.close(fd);
     return tunError(`create TUN interface ${name} (TUNSETIFF)`, e, name, describe);
   }
-  return ok({ fd, name: ifreqName(req), vnetHeader: withHeader !== null });
+  const readOffload = withHeader !== null && enableReadOffload(libc, fd);
+  return ok({ fd, name: ifreqName(req), vnetHeader: withHeader !== null, readOffload });
+}
+
+/**
+ * Lets the kernel hand a read over as it forwarded it (TUNSETOFFLOAD): a TCP stream's segments as
+ * one GSO super-packet of up to 64 KiB, and checksums left to complete. One read and one pass
+ * through the kernel's forwarding then carry up to 45 segments; the reader cuts them
+ * (tcp-segmenter.ts), as wireguard-go does. The flags are the device's, so every queue of a
+ * multi-queue device may ask again. False when the kernel or the runtime's binding cannot: reads
+ * stay one packet each.
+ */
+function enableReadOffload(libc: TunLibc, fd: number): boolean {
+  return libc.ioctlValue !== undefined && libc.ioctlValue(fd, TUNSETOFFLOAD, TUN_F_CSUM | TUN_F_TSO4 | TUN_F_TSO6) === 0;
 }
 
 /**

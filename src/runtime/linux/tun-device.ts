@@ -23,7 +23,7 @@ export const linuxOpenTun = (loadLibc: () => TunLibc, workerUrl: () => URL): Ope
 
   const attached = attachTun(libc, settings.value.name, { vnetHeader: options.offload ?? true });
   if (!attached.ok) return attached;
-  const { fd, name, vnetHeader } = attached.value;
+  const { fd, name, vnetHeader, readOffload } = attached.value;
   // Closing the fd makes the kernel delete the interface, so every failure below just closes it.
   const configured = configureTun(libc, { ...settings.value, name });
   // IPv6 once the link is up: an interface taken down loses its IPv6 addresses, so up comes first.
@@ -46,6 +46,7 @@ export const linuxOpenTun = (loadLibc: () => TunLibc, workerUrl: () => URL): Ope
     return device;
   }
   if (options.offload !== false && !vnetHeader) log(logLine`tun ${name}: the kernel refused IFF_VNET_HDR; TCP segments are written one by one`);
+  else if (vnetHeader && !readOffload) log(logLine`tun ${name}: the kernel refused TUNSETOFFLOAD; packets are read one by one`);
   return device;
 };
 

@@ -8,6 +8,8 @@ export interface TunLibc {
   close(fd: number): number;
   /** ioctl(fd, request, arg); ioctl is variadic, a fixed (int, unsigned long, void*) call matches on x86-64 and aarch64. */
   ioctl(fd: number, request: number, arg: Uint8Array): number;
+  /** ioctl(fd, request, value) for a request whose argument is a number, not a pointer (TUNSETOFFLOAD); absent where the runtime's binding cannot pass one. */
+  ioctlValue?(fd: number, request: number, value: number): number;
   socket(domain: number, type: number, protocol: number): number;
   /** write(2) of the whole buffer; the packet path, so no allocation in the binding. */
   write(fd: number, data: Uint8Array): number;

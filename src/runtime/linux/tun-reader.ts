@@ -22,6 +22,7 @@ import {
   type ReaderEvent,
   type ReaderInit,
 } from "./tun-ring.ts";
+import { TcpSegmenter } from "./tcp-segmenter.ts";
 import { isPlainHeader } from "./virtio-net-hdr.ts";
 
 /** Main-thread side of the reader worker: starts it, delivers its batches, stops it. */
@@ -92,17 +93,23 @@ export function startReader(
    */
   let next = 0;
   const packets: Uint8Array[] = [];
+  // With the virtio-net header, a read may be a super-packet to cut or a checksum to complete.
+  const ringSegments = headerBytes > 0 ? new TcpSegmenter() : null;
+  const nowSegments = headerBytes > 0 ? new TcpSegmenter() : null;
   const deliverOldest = () => {
     const slot = next;
     if (Atomics.load(words, slotStateIndex(slot)) !== FULL) return;
     next = (next + 1) % RING_SLOTS;
     const count = words[slotCountIndex(slot)]!;
     let offset = slotOffset(slot);
+    ringSegments?.reset();
     for (let i = 0; i < count; i++) {
       const length = words[slotLengthIndex(slot, i)]!;
       offset += headerBytes;
       if (headerBytes === 0 || isPlainHeader(ring.data, offset - headerBytes)) {
         packets.push(new Uint8Array(ring.buffer, offset, length));
+      } else {
+        ringSegments?.expand(ring.data, offset - headerBytes, headerBytes, length, packets);
       }
       offset += length;
     }
@@ -137,12 +144,15 @@ export function startReader(
     if (!claimed) return;
     try {
       let used = 0;
+      nowSegments?.reset();
       while (nowPackets.length < NOW_PACKETS && nowBuffer.length - used >= readRoom) {
         const n = libc.read(fd, nowBuffer.subarray(used, used + readRoom));
         if (n <= 0) break; // EAGAIN, mostly; a real failure is the worker's to report
         if (n < headerBytes) continue;
         if (headerBytes === 0 || isPlainHeader(nowBuffer, used)) {
           nowPackets.push(nowBuffer.subarray(used + headerBytes, used + n));
+        } else {
+          nowSegments?.expand(nowBuffer, used, headerBytes, n - headerBytes, nowPackets);
         }
         used += n;
       }

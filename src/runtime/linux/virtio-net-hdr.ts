@@ -22,9 +22,8 @@ export const VNET_CSUM_START = 6;
 export const VNET_CSUM_OFFSET = 8;
 
 /**
- * Whether the header at `at` asks for nothing: no checksum to complete, no GSO. The gateway never
- * gives the device offloads (no TUNSETOFFLOAD), so the kernel finishes both before a read; a read
- * whose header asks for either would be a kernel surprise, and is skipped.
+ * Whether the header at `at` asks for nothing: no checksum to complete, no GSO. With the device's
+ * read offloads on (tun-config.ts), a read may ask for either; tcp-segmenter.ts does what it asks.
  */
 export function isPlainHeader(data: Uint8Array, at: number): boolean {
   return data[at + VNET_FLAGS] === 0 && data[at + VNET_GSO_TYPE] === 0;

@@ -1,0 +1,153 @@
+import {
+  VNET_CSUM_OFFSET,
+  VNET_CSUM_START,
+  VNET_F_NEEDS_CSUM,
+  VNET_FLAGS,
+  VNET_GSO_NONE,
+  VNET_GSO_SIZE,
+  VNET_GSO_TCPV4,
+  VNET_GSO_TCPV6,
+  VNET_GSO_TYPE,
+} from "./virtio-net-hdr.ts";
+
+/** gso_type's ECN bit: the stream uses ECN (CWR goes on the first segment only, as for any TSO). */
+const VNET_GSO_ECN = 0x80;
+const TCP_FIN = 0x01;
+const TCP_PSH = 0x08;
+const TCP_CWR = 0x80;
+const IPPROTO_TCP = 6;
+
+/**
+ * Read-side TCP segmentation offload in user space, as wireguard-go does it: with TUNSETOFFLOAD
+ * (TUN_F_CSUM, TUN_F_TSO4, TUN_F_TSO6) the kernel hands a read one TCP "super-packet" of up to
+ * 64 KiB that it forwarded once, with a virtio-net header saying how to cut it (gso_size), and
+ * packets whose checksum it left to complete (NEEDS_CSUM). `expand` turns one read into the IP
+ * packets a client expects: each segment gets its own IP and TCP header (lengths, IPv4 id and
+ * header checksum, sequence number, FIN and PSH on the last only, CWR on the first only) and its
+ * TCP checksum. Segments are written into one scratch buffer, valid until the next `reset`.
+ */
+export class TcpSegmenter {
+  private scratch: Uint8Array;
+  private used = 0;
+  /** Reads the kernel handed over cut or completed (tests, counters). */
+  expanded = 0;
+
+  constructor(scratchBytes = 256 * 1024) {
+    this.scratch = new Uint8Array(scratchBytes);
+  }
+
+  /** Starts a new delivery: the segments handed out before are no longer needed. */
+  reset(): void {
+    this.used = 0;
+  }
+
+  /**
+   * Appends to `out` the packets of the read at `data[at + headerBytes .. at + headerBytes + length)`
+   * whose virtio-net header sits at `at`. False when the header asks for something not handled
+   * (UDP GSO, a malformed packet): the read is dropped, as the kernel would not have sent it.
+   */
+  expand(data: Uint8Array, at: number, headerBytes: number, length: number, out: Uint8Array[]): boolean {
+    const flags = data[at + VNET_FLAGS]!;
+    const gsoType = data[at + VNET_GSO_TYPE]! & ~VNET_GSO_ECN;
+    const start = at + headerBytes;
+    if (gsoType === VNET_GSO_NONE) {
+      if (flags & VNET_F_NEEDS_CSUM) {
+        const csumStart = readLe16(data, at + VNET_CSUM_START);
+        const csumOffset = readLe16(data, at + VNET_CSUM_OFFSET);
+        if (csumStart + csumOffset + 2 > length) return false;
+        // The field holds the pseudo-header's sum: summing from csum_start over it completes it.
+        const from = start + csumStart;
+        const sum = onesSum(data, from, start + length, 0);
+        writeBe16(data, from + csumOffset, ~fold(sum) & 0xffff);
+      }
+      out.push(data.subarray(start, start + length));
+      this.expanded += flags & VNET_F_NEEDS_CSUM;
+      return true;
+    }
+    if (gsoType !== VNET_GSO_TCPV4 && gsoType !== VNET_GSO_TCPV6) return false;
+    const mss = readLe16(data, at + VNET_GSO_SIZE);
+    const v4 = gsoType === VNET_GSO_TCPV4;
+    const version = data[start]! >> 4;
+    if (mss === 0 || version !== (v4 ? 4 : 6)) return false;
+    const ipBytes = v4 ? (data[start]! & 0x0f) * 4 : 40;
+    if (!v4 && data[start + 6] !== IPPROTO_TCP) return false; // extension headers: not cut here
+    if (v4 && (ipBytes < 20 || data[start + 9] !== IPPROTO_TCP)) return false;
+    const tcp = start + ipBytes;
+    if (ipBytes + 20 > length) return false;
+    const headers = ipBytes + (data[tcp + 12]! >> 4) * 4;
+    const payload = length - headers;
+    if (headers > length || payload <= 0) return false;
+    const segments = Math.ceil(payload / mss);
+    const need = segments * headers + payload;
+    if (this.scratch.length - this.used < need) this.grow(need);
+    const seq = readBe32(data, tcp + 4);
+    const id = v4 ? readBe16(data, start + 4) : 0;
+    const tcpFlags = data[tcp + 13]!;
+    for (let i = 0; i < segments; i++) {
+      const offset = i * mss;
+      const size = Math.min(mss, payload - offset);
+      const base = this.used;
+      const s = this.scratch;
+      s.set(data.subarray(start, start + headers), base);
+      s.set(data.subarray(start + headers + offset, start + headers + offset + size), base + headers);
+      const segTcp = base + ipBytes;
+      const tcpLength = headers - ipBytes + size;
+      if (v4) {
+        writeBe16(s, base + 2, headers + size);
+        writeBe16(s, base + 4, (id + i) & 0xffff);
+        writeBe16(s, base + 10, 0);
+        writeBe16(s, base + 10, ~fold(onesSum(s, base, base + ipBytes, 0)) & 0xffff);
+      } else {
+        writeBe16(s, base + 4, tcpLength);
+      }
+      writeBe32(s, segTcp + 4, (seq + offset) >>> 0);
+      let f = tcpFlags;
+      if (i < segments - 1) f &= ~(TCP_FIN | TCP_PSH);
+      if (i > 0) f &= ~TCP_CWR;
+      s[segTcp + 13] = f;
+      writeBe16(s, segTcp + 16, 0);
+      const pseudo = v4
+        ? onesSum(s, base + 12, base + 20, IPPROTO_TCP + tcpLength)
+        : onesSum(s, base + 8, base + 40, IPPROTO_TCP + tcpLength);
+      writeBe16(s, segTcp + 16, ~fold(onesSum(s, segTcp, segTcp + tcpLength, pseudo)) & 0xffff);
+      out.push(s.subarray(base, base + headers + size));
+      this.used += headers + size;
+    }
+    this.expanded++;
+    return true;
+  }
+
+  /** A bigger scratch for this delivery; segments already handed out keep the old one. */
+  private grow(need: number): void {
+    this.scratch = new Uint8Array(Math.max(need, this.scratch.length * 2));
+    this.used = 0;
+  }
+}
+
+/** The 16-bit ones'-complement sum of data[from, to) added to `sum`, not yet folded. */
+export function onesSum(data: Uint8Array, from: number, to: number, sum: number): number {
+  let i = from;
+  for (; i + 1 < to; i += 2) sum += (data[i]! << 8) | data[i + 1]!;
+  if (i < to) sum += data[i]! << 8;
+  return sum;
+}
+
+/** Folds a sum's carries into 16 bits. */
+export function fold(sum: number): number {
+  while (sum > 0xffff) sum = (sum & 0xffff) + Math.floor(sum / 0x10000);
+  return sum;
+}
+
+const readLe16 = (d: Uint8Array, at: number) => d[at]! | (d[at + 1]! << 8);
+const readBe16 = (d: Uint8Array, at: number) => (d[at]! << 8) | d[at + 1]!;
+const readBe32 = (d: Uint8Array, at: number) => ((d[at]! << 24) | (d[at + 1]! << 16) | (d[at + 2]! << 8) | d[at + 3]!) >>> 0;
+function writeBe16(d: Uint8Array, at: number, v: number): void {
+  d[at] = v >> 8;
+  d[at + 1] = v & 0xff;
+}
+function writeBe32(d: Uint8Array, at: number, v: number): void {
+  d[at] = v >>> 24;
+  d[at + 1] = (v >>> 16) & 0xff;
+  d[at + 2] = (v >>> 8) & 0xff;
+  d[at + 3] = v & 0xff;
+}
