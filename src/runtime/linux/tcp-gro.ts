@@ -1,3 +1,4 @@
+import { onesSum, PROTO_TCP, put16, TCP_ACK, TCP_CWR, TCP_ECE, TCP_FIN, TCP_PSH, TCP_RST, TCP_SYN, TCP_URG } from "./ip-packet.ts";
 import {
   VNET_F_NEEDS_CSUM,
   VNET_GSO_TCPV4,
@@ -26,15 +27,6 @@ import {
 
 /** An IP packet's total length is a 16-bit field (IPv6: payload length; both capped here). */
 const MAX_MERGED_BYTES = 65535;
-const PROTO_TCP = 6;
-const TCP_FIN = 0x01;
-const TCP_SYN = 0x02;
-const TCP_RST = 0x04;
-const TCP_PSH = 0x08;
-const TCP_ACK = 0x10;
-const TCP_URG = 0x20;
-const TCP_ECE = 0x40;
-const TCP_CWR = 0x80;
 const NOT_MERGEABLE_FLAGS = TCP_FIN | TCP_SYN | TCP_RST | TCP_URG | TCP_ECE | TCP_CWR;
 
 /** Packet kinds in the batch's side table. */
@@ -230,18 +222,4 @@ function sameStream(a: Uint8Array, b: Uint8Array, kind: number): boolean {
   const to = kind === TCP4 ? 24 : 44;
   for (let k = from; k < to; k++) if (a[k] !== b[k]) return false;
   return true;
-}
-
-/** Ones' complement sum (folded, not inverted) of `length` bytes at `start`, plus `extra`. */
-function onesSum(bytes: Uint8Array, start: number, length: number, extra: number): number {
-  let sum = extra;
-  const end = start + length;
-  for (let k = start; k < end; k += 2) sum += (bytes[k]! << 8) | bytes[k + 1]!;
-  while (sum > 0xffff) sum = (sum & 0xffff) + (sum >>> 16);
-  return sum;
-}
-
-function put16(into: Uint8Array, at: number, value: number): void {
-  into[at] = (value >>> 8) & 0xff;
-  into[at + 1] = value & 0xff;
 }

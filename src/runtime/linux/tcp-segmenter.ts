@@ -1,3 +1,4 @@
+import { onesSum, PROTO_TCP, put16, TCP_CWR, TCP_FIN, TCP_PSH } from "./ip-packet.ts";
 import {
   VNET_CSUM_OFFSET,
   VNET_CSUM_START,
@@ -12,10 +13,6 @@ import {
 
 /** gso_type's ECN bit: the stream uses ECN (CWR goes on the first segment only, as for any TSO). */
 const VNET_GSO_ECN = 0x80;
-const TCP_FIN = 0x01;
-const TCP_PSH = 0x08;
-const TCP_CWR = 0x80;
-const IPPROTO_TCP = 6;
 
 /**
  * Read-side TCP segmentation offload in user space, as wireguard-go does it: with TUNSETOFFLOAD
@@ -55,8 +52,7 @@ export class TcpSegmenter {
         if (csumStart + csumOffset + 2 > length) return false;
         // The field holds the pseudo-header's sum: summing from csum_start over it completes it.
         const from = start + csumStart;
-        const sum = onesSum(data, from, start + length, 0);
-        writeBe16(data, from + csumOffset, ~fold(sum) & 0xffff);
+        put16(data, from + csumOffset, ~onesSum(data, from, length - csumStart, 0) & 0xffff);
       }
       out.push(data.subarray(start, start + length));
       return true;
@@ -67,8 +63,8 @@ export class TcpSegmenter {
     const version = data[start]! >> 4;
     if (mss === 0 || version !== (v4 ? 4 : 6)) return false;
     const ipBytes = v4 ? (data[start]! & 0x0f) * 4 : 40;
-    if (!v4 && data[start + 6] !== IPPROTO_TCP) return false; // extension headers: not cut here
-    if (v4 && (ipBytes < 20 || data[start + 9] !== IPPROTO_TCP)) return false;
+    if (!v4 && data[start + 6] !== PROTO_TCP) return false; // extension headers: not cut here
+    if (v4 && (ipBytes < 20 || data[start + 9] !== PROTO_TCP)) return false;
     const tcp = start + ipBytes;
     if (ipBytes + 20 > length) return false;
     const headers = ipBytes + (data[tcp + 12]! >> 4) * 4;
@@ -90,23 +86,21 @@ export class TcpSegmenter {
       const segTcp = base + ipBytes;
       const tcpLength = headers - ipBytes + size;
       if (v4) {
-        writeBe16(s, base + 2, headers + size);
-        writeBe16(s, base + 4, (id + i) & 0xffff);
-        writeBe16(s, base + 10, 0);
-        writeBe16(s, base + 10, ~fold(onesSum(s, base, base + ipBytes, 0)) & 0xffff);
+        put16(s, base + 2, headers + size);
+        put16(s, base + 4, (id + i) & 0xffff);
+        put16(s, base + 10, 0);
+        put16(s, base + 10, ~onesSum(s, base, ipBytes, 0) & 0xffff);
       } else {
-        writeBe16(s, base + 4, tcpLength);
+        put16(s, base + 4, tcpLength);
       }
       writeBe32(s, segTcp + 4, (seq + offset) >>> 0);
       let f = tcpFlags;
       if (i < segments - 1) f &= ~(TCP_FIN | TCP_PSH);
       if (i > 0) f &= ~TCP_CWR;
       s[segTcp + 13] = f;
-      writeBe16(s, segTcp + 16, 0);
-      const pseudo = v4
-        ? onesSum(s, base + 12, base + 20, IPPROTO_TCP + tcpLength)
-        : onesSum(s, base + 8, base + 40, IPPROTO_TCP + tcpLength);
-      writeBe16(s, segTcp + 16, ~fold(onesSum(s, segTcp, segTcp + tcpLength, pseudo)) & 0xffff);
+      put16(s, segTcp + 16, 0);
+      const pseudo = v4 ? onesSum(s, base + 12, 8, PROTO_TCP + tcpLength) : onesSum(s, base + 8, 32, PROTO_TCP + tcpLength);
+      put16(s, segTcp + 16, ~onesSum(s, segTcp, tcpLength, pseudo) & 0xffff);
       out.push(s.subarray(base, base + headers + size));
       this.used += headers + size;
     }
@@ -120,27 +114,9 @@ export class TcpSegmenter {
   }
 }
 
-/** The 16-bit ones'-complement sum of data[from, to) added to `sum`, not yet folded. */
-export function onesSum(data: Uint8Array, from: number, to: number, sum: number): number {
-  let i = from;
-  for (; i + 1 < to; i += 2) sum += (data[i]! << 8) | data[i + 1]!;
-  if (i < to) sum += data[i]! << 8;
-  return sum;
-}
-
-/** Folds a sum's carries into 16 bits. */
-export function fold(sum: number): number {
-  while (sum > 0xffff) sum = (sum & 0xffff) + Math.floor(sum / 0x10000);
-  return sum;
-}
-
 const readLe16 = (d: Uint8Array, at: number) => d[at]! | (d[at + 1]! << 8);
 const readBe16 = (d: Uint8Array, at: number) => (d[at]! << 8) | d[at + 1]!;
 const readBe32 = (d: Uint8Array, at: number) => ((d[at]! << 24) | (d[at + 1]! << 16) | (d[at + 2]! << 8) | d[at + 3]!) >>> 0;
-function writeBe16(d: Uint8Array, at: number, v: number): void {
-  d[at] = v >> 8;
-  d[at + 1] = v & 0xff;
-}
 function writeBe32(d: Uint8Array, at: number, v: number): void {
   d[at] = v >>> 24;
   d[at + 1] = (v >>> 16) & 0xff;
