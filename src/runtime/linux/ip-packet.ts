@@ -26,8 +26,18 @@ export function onesSum(bytes: Uint8Array, start: number, length: number, extra:
   return sum;
 }
 
-/** A big-endian 16-bit field. */
+/** Big-endian (network order) fields. */
+export const get16 = (from: Uint8Array, at: number): number => (from[at]! << 8) | from[at + 1]!;
+export const get32 = (from: Uint8Array, at: number): number => ((from[at]! << 24) | (from[at + 1]! << 16) | (from[at + 2]! << 8) | from[at + 3]!) >>> 0;
+
 export function put16(into: Uint8Array, at: number, value: number): void {
   into[at] = (value >>> 8) & 0xff;
   into[at + 1] = value & 0xff;
+}
+
+export function put32(into: Uint8Array, at: number, value: number): void {
+  into[at] = value >>> 24;
+  into[at + 1] = (value >>> 16) & 0xff;
+  into[at + 2] = (value >>> 8) & 0xff;
+  into[at + 3] = value & 0xff;
 }

@@ -1,4 +1,4 @@
-import { onesSum, PROTO_TCP, put16, TCP_ACK, TCP_CWR, TCP_ECE, TCP_FIN, TCP_PSH, TCP_RST, TCP_SYN, TCP_URG } from "./ip-packet.ts";
+import { get32, onesSum, PROTO_TCP, put16, TCP_ACK, TCP_CWR, TCP_ECE, TCP_FIN, TCP_PSH, TCP_RST, TCP_SYN, TCP_URG } from "./ip-packet.ts";
 import {
   VNET_F_NEEDS_CSUM,
   VNET_GSO_TCPV4,
@@ -194,7 +194,7 @@ export class TcpGro {
     this.kind[i] = version === 4 ? TCP4 : TCP6;
     this.headerBytes[i] = headerBytes;
     this.payloadBytes[i] = length - headerBytes;
-    this.seq[i] = ((p[tcp + 4]! << 24) | (p[tcp + 5]! << 16) | (p[tcp + 6]! << 8) | p[tcp + 7]!) >>> 0;
+    this.seq[i] = get32(p, tcp + 4);
     const flags = p[tcp + 13]!;
     this.mergeable[i] = length > headerBytes && (flags & TCP_ACK) !== 0 && (flags & NOT_MERGEABLE_FLAGS) === 0 ? 1 : 0;
   }

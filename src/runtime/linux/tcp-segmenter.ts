@@ -1,4 +1,4 @@
-import { onesSum, PROTO_TCP, put16, TCP_CWR, TCP_FIN, TCP_PSH } from "./ip-packet.ts";
+import { get16, get32, onesSum, PROTO_TCP, put16, put32, TCP_CWR, TCP_FIN, TCP_PSH } from "./ip-packet.ts";
 import {
   VNET_CSUM_OFFSET,
   VNET_CSUM_START,
@@ -9,6 +9,7 @@ import {
   VNET_GSO_TCPV4,
   VNET_GSO_TCPV6,
   VNET_GSO_TYPE,
+  vnetField16,
 } from "./virtio-net-hdr.ts";
 
 /** gso_type's ECN bit: the stream uses ECN (CWR goes on the first segment only, as for any TSO). */
@@ -47,8 +48,8 @@ export class TcpSegmenter {
     const start = at + headerBytes;
     if (gsoType === VNET_GSO_NONE) {
       if (flags & VNET_F_NEEDS_CSUM) {
-        const csumStart = readLe16(data, at + VNET_CSUM_START);
-        const csumOffset = readLe16(data, at + VNET_CSUM_OFFSET);
+        const csumStart = vnetField16(data, at, VNET_CSUM_START);
+        const csumOffset = vnetField16(data, at, VNET_CSUM_OFFSET);
         if (csumStart + csumOffset + 2 > length) return false;
         // The field holds the pseudo-header's sum: summing from csum_start over it completes it.
         const from = start + csumStart;
@@ -58,7 +59,7 @@ export class TcpSegmenter {
       return true;
     }
     if (gsoType !== VNET_GSO_TCPV4 && gsoType !== VNET_GSO_TCPV6) return false;
-    const mss = readLe16(data, at + VNET_GSO_SIZE);
+    const mss = vnetField16(data, at, VNET_GSO_SIZE);
     const v4 = gsoType === VNET_GSO_TCPV4;
     const version = data[start]! >> 4;
     if (mss === 0 || version !== (v4 ? 4 : 6)) return false;
@@ -69,12 +70,12 @@ export class TcpSegmenter {
     if (ipBytes + 20 > length) return false;
     const headers = ipBytes + (data[tcp + 12]! >> 4) * 4;
     const payload = length - headers;
-    if (headers > length || payload <= 0) return false;
+    if (payload <= 0) return false; // also a TCP header longer than the read
     const segments = Math.ceil(payload / mss);
     const need = segments * headers + payload;
     if (this.scratch.length - this.used < need) this.grow(need);
-    const seq = readBe32(data, tcp + 4);
-    const id = v4 ? readBe16(data, start + 4) : 0;
+    const seq = get32(data, tcp + 4);
+    const id = v4 ? get16(data, start + 4) : 0;
     const tcpFlags = data[tcp + 13]!;
     for (let i = 0; i < segments; i++) {
       const offset = i * mss;
@@ -93,7 +94,7 @@ export class TcpSegmenter {
       } else {
         put16(s, base + 4, tcpLength);
       }
-      writeBe32(s, segTcp + 4, (seq + offset) >>> 0);
+      put32(s, segTcp + 4, (seq + offset) >>> 0);
       let f = tcpFlags;
       if (i < segments - 1) f &= ~(TCP_FIN | TCP_PSH);
       if (i > 0) f &= ~TCP_CWR;
@@ -112,14 +113,4 @@ export class TcpSegmenter {
     this.scratch = new Uint8Array(Math.max(need, this.scratch.length * 2));
     this.used = 0;
   }
-}
-
-const readLe16 = (d: Uint8Array, at: number) => d[at]! | (d[at + 1]! << 8);
-const readBe16 = (d: Uint8Array, at: number) => (d[at]! << 8) | d[at + 1]!;
-const readBe32 = (d: Uint8Array, at: number) => ((d[at]! << 24) | (d[at + 1]! << 16) | (d[at + 2]! << 8) | d[at + 3]!) >>> 0;
-function writeBe32(d: Uint8Array, at: number, v: number): void {
-  d[at] = v >>> 24;
-  d[at + 1] = (v >>> 16) & 0xff;
-  d[at + 2] = (v >>> 8) & 0xff;
-  d[at + 3] = v & 0xff;
 }

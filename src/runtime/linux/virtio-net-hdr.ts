@@ -21,6 +21,9 @@ export const VNET_GSO_SIZE = 4;
 export const VNET_CSUM_START = 6;
 export const VNET_CSUM_OFFSET = 8;
 
+/** A 16-bit field of the header at `at` (host order: little-endian here), e.g. VNET_GSO_SIZE. */
+export const vnetField16 = (data: Uint8Array, at: number, field: number): number => data[at + field]! | (data[at + field + 1]! << 8);
+
 /**
  * Whether the header at `at` asks for nothing: no checksum to complete, no GSO. With the device's
  * read offloads on (tun-config.ts), a read may ask for either; tcp-segmenter.ts does what it asks.
