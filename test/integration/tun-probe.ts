@@ -34,10 +34,12 @@ async function checks(): Promise<ProbeReport> {
   const seen = collect(dev);
   try {
     out.configured = configured();
-    out.udpRead = await udpArrives(seen);
+    out.udpRead = await udpArrives(seen, "first");
     out.icmpEcho = await echoAnswered(dev, seen);
     out.tcpMerged = await tcpSegmentsMerged(dev, seen);
     out.replyOnWrite = await replyReadRightAfterWrite(dev, seen);
+    // The main thread held the device for each write above; the worker must read again after it.
+    out.readAfterWrites = await udpArrives(seen, "after-writes");
     out.busy = await sameNameBusy();
     out.second = await secondDevice();
   } finally {
@@ -86,8 +88,8 @@ async function waitFor(seen: Uint8Array[], match: (p: Uint8Array) => boolean, ms
 const ipv4 = (p: Uint8Array, i: number) => `${p[i]}.${p[i + 1]}.${p[i + 2]}.${p[i + 3]}`;
 const headerLength = (p: Uint8Array) => (p[0]! & 0x0f) * 4;
 
-async function udpArrives(seen: Uint8Array[]): Promise<Check> {
-  const payload = Buffer.from(`gw-probe-${process.pid}`);
+async function udpArrives(seen: Uint8Array[], label: string): Promise<Check> {
+  const payload = Buffer.from(`gw-probe-${process.pid}-${label}`);
   const sock = createSocket("udp4");
   await new Promise<void>((resolve, reject) =>
     sock.send(payload, UDP_PORT, PEER, (e) => (e ? reject(e) : resolve())),

@@ -94,6 +94,8 @@ describe.skipIf(!canRun)("TUN device in a network namespace", () => {
 
   test("a reply the kernel makes during a write is read on the main thread right after it", () => expectCheck("replyOnWrite"));
 
+  test("after the main thread gave the device back, the reader worker reads what arrives", () => expectCheck("readAfterWrites"));
+
   test("same name twice is tun_busy; a second device works", () => {
     expectCheck("busy");
     expectCheck("second");

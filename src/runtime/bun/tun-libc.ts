@@ -1,5 +1,5 @@
 import { dlopen, type Pointer } from "bun:ffi";
-import type { TunLibc } from "../linux/tun-libc.ts";
+import { EPOLL_CLOEXEC, type TunLibc } from "../linux/tun-libc.ts";
 import { errnoReaders } from "./errno.ts";
 import { openFirst } from "../linux/libc-names.ts";
 
@@ -18,8 +18,10 @@ export function loadBunLibc() {
     socket: { args: ["i32", "i32", "i32"], returns: "i32" },
     read: { args: ["i32", "ptr", "u64"], returns: "i32" },
     write: { args: ["i32", "buffer", "buffer_length"], returns: "i32" },
-    poll: { args: ["ptr", "u64", "i32"], returns: "i32" },
     eventfd: { args: ["u32", "i32"], returns: "i32" },
+    epoll_create1: { args: ["i32"], returns: "i32" },
+    epoll_ctl: { args: ["i32", "i32", "i32", "ptr"], returns: "i32" },
+    epoll_wait: { args: ["i32", "ptr", "i32", "i32"], returns: "i32" },
     fcntl: { args: ["i32", "i32", "i64"], returns: "i32" },
     strerror: { args: ["i32"], returns: "cstring" },
     __errno_location: { args: [], returns: "ptr" },
@@ -35,6 +37,8 @@ export function loadBunLibc() {
     write: (fd, data) => symbols.write(fd, data, data),
     read: (fd, data) => symbols.read(fd, data, data.byteLength),
     eventfd: (initval, flags) => symbols.eventfd(initval, flags),
+    epollCreate: () => symbols.epoll_create1(EPOLL_CLOEXEC),
+    epollCtl: (epfd, op, fd, event) => symbols.epoll_ctl(epfd, op, fd, event),
     fcntl: (fd, command, arg) => symbols.fcntl(fd, command, arg),
     ...errnoReaders(symbols),
   };

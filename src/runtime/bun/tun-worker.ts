@@ -1,20 +1,20 @@
 import { ptr } from "bun:ffi";
 import { readerWorker } from "../linux/tun-read-loop.ts";
-import { tunPollFds } from "../linux/poll-fds.ts";
+import { EPOLL_EVENT_BYTES, eventsOf } from "../linux/epoll-event.ts";
 import { loadBunLibc } from "./tun-libc.ts";
 
-/** Bun's TUN reader worker: binds read/poll with bun:ffi (pointers are plain numbers here). */
+/** Bun's TUN reader worker: binds read/epoll_wait with bun:ffi (pointers are plain numbers here). */
 
 declare const self: Worker;
 
-self.onmessage = readerWorker(({ fd, wakeFd }, ring) => {
+self.onmessage = readerWorker(({ fd, epollFd }, ring) => {
   const libc = loadBunLibc();
-  const { pollfds, tunRevents } = tunPollFds(fd, wakeFd);
-  const pollfdsPtr = ptr(pollfds);
+  const event = new Uint8Array(new ArrayBuffer(EPOLL_EVENT_BYTES)); // its own ArrayBuffer: a pointer to it stays valid
+  const eventPtr = ptr(event);
   const dataPtr = ptr(ring.data);
   return {
-    poll: (timeoutMs) => libc.raw.poll(pollfdsPtr, 2, timeoutMs),
-    tunRevents,
+    wait: (timeoutMs) => libc.raw.epoll_wait(epollFd, eventPtr, 1, timeoutMs),
+    readyEvents: () => eventsOf(event),
     readAt: (offset, length) => libc.raw.read(fd, dataPtr + offset, length),
     errno: libc.errno,
     strerror: libc.strerror,

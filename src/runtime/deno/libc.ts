@@ -1,4 +1,4 @@
-import type { TunLibc } from "../linux/tun-libc.ts";
+import { EPOLL_CLOEXEC, type TunLibc } from "../linux/tun-libc.ts";
 import { errnoReaders } from "./errno.ts";
 import { openFirst } from "../linux/libc-names.ts";
 
@@ -18,8 +18,10 @@ const SYMBOLS = {
   read: { parameters: ["i32", "usize", "usize"], result: "isize" },
   write: { parameters: ["i32", "buffer", "usize"], result: "isize" },
   pwrite: { parameters: ["i32", "buffer", "usize", "i64"], result: "isize" },
-  poll: { parameters: ["usize", "u64", "i32"], result: "i32" },
   eventfd: { parameters: ["u32", "i32"], result: "i32" },
+  epoll_create1: { parameters: ["i32"], result: "i32" },
+  epoll_ctl: { parameters: ["i32", "i32", "i32", "buffer"], result: "i32" },
+  epoll_wait: { parameters: ["i32", "usize", "i32", "i32"], result: "i32" },
   fcntl: { parameters: ["i32", "i32", "i64"], result: "i32" },
   flock: { parameters: ["i32", "i32"], result: "i32" },
   ftruncate: { parameters: ["i32", "i64"], result: "i32" },
@@ -44,6 +46,8 @@ export function loadDenoLibc() {
     write: (fd: number, data: Uint8Array) => Number(symbols.write(fd, data, data.byteLength)),
     read: (fd: number, data: Uint8Array) => Number(symbols.read(fd, addressOf(data), data.byteLength)),
     eventfd: (initval: number, flags: number) => symbols.eventfd(initval, flags),
+    epollCreate: () => symbols.epoll_create1(EPOLL_CLOEXEC),
+    epollCtl: (epfd: number, op: number, fd: number, event: Uint8Array) => symbols.epoll_ctl(epfd, op, fd, event),
     fcntl: (fd: number, command: number, arg: number) => symbols.fcntl(fd, command, arg),
     ...errnoReaders(symbols),
   } satisfies TunLibc & Record<string, unknown>;

@@ -1,19 +1,19 @@
 import { readerWorker } from "../linux/tun-read-loop.ts";
-import { tunPollFds } from "../linux/poll-fds.ts";
+import { EPOLL_EVENT_BYTES, eventsOf } from "../linux/epoll-event.ts";
 import { addressOf, loadDenoLibc } from "./libc.ts";
 
-/** Deno's TUN reader worker (a module worker): binds read/poll with Deno.dlopen. */
+/** Deno's TUN reader worker (a module worker): binds read/epoll_wait with Deno.dlopen. */
 
 const post = (event: unknown) => (self as unknown as Worker).postMessage(event);
 
-(self as unknown as Worker).onmessage = readerWorker(({ fd, wakeFd }, ring) => {
+(self as unknown as Worker).onmessage = readerWorker(({ fd, epollFd }, ring) => {
   const libc = loadDenoLibc();
-  const { pollfds, tunRevents } = tunPollFds(fd, wakeFd);
-  const pollfdsAt = addressOf(pollfds);
+  const event = new Uint8Array(EPOLL_EVENT_BYTES);
+  const eventAt = addressOf(event);
   const dataAt = addressOf(ring.data);
   return {
-    poll: (timeoutMs) => libc.raw.poll(pollfdsAt, 2, timeoutMs),
-    tunRevents,
+    wait: (timeoutMs) => libc.raw.epoll_wait(epollFd, eventAt, 1, timeoutMs),
+    readyEvents: () => eventsOf(event),
     readAt: (offset, length) => Number(libc.raw.read(fd, dataAt + offset, length)),
     errno: libc.errno,
     strerror: libc.strerror,

@@ -16,6 +16,10 @@ export interface TunLibc {
   /** read(2) into the whole buffer (the main thread's opportunistic read; the worker binds its own). */
   read(fd: number, data: Uint8Array): number;
   eventfd(initval: number, flags: number): number;
+  /** epoll_create1(EPOLL_CLOEXEC): the reader's wait set, which the main thread changes while the worker waits in it. */
+  epollCreate(): number;
+  /** epoll_ctl(epfd, op, fd, event); `event` is made by epoll-event.ts's epollEvent, once. */
+  epollCtl(epfd: number, op: number, fd: number, event: Uint8Array): number;
   /** fcntl(fd, command, arg) with an integer argument (F_GETFL, F_SETFL). */
   fcntl(fd: number, command: number, arg: number): number;
   /** The calling thread's errno (thread-local, so a worker reads its own). */
@@ -25,10 +29,10 @@ export interface TunLibc {
 
 /** What the reader worker's loop needs, bound to its fd, wake eventfd and ring by the runtime's worker file. */
 export interface ReadLoopLibc {
-  /** poll() on [tun fd, wake fd] for POLLIN; returns poll's result. */
-  poll(timeoutMs: number): number;
-  /** revents of the tun fd after the last poll. */
-  tunRevents(): number;
+  /** epoll_wait for one event of the reader's set (tun fd, wake fd); returns epoll_wait's result. */
+  wait(timeoutMs: number): number;
+  /** The events of the one event the last wait reported. */
+  readyEvents(): number;
   /** read(tun fd, ring data + offset, length). */
   readAt(offset: number, length: number): number;
   errno(): number;
@@ -47,10 +51,12 @@ export const F_GETFL = 3;
 export const F_SETFL = 4;
 export const EFD_NONBLOCK = O_NONBLOCK;
 export const EFD_CLOEXEC = O_CLOEXEC;
-export const POLLIN = 0x1;
-export const POLLERR = 0x8;
-export const POLLHUP = 0x10;
-export const POLLNVAL = 0x20;
+export const EPOLL_CLOEXEC = O_CLOEXEC;
+export const EPOLL_CTL_ADD = 1;
+export const EPOLL_CTL_MOD = 3;
+export const EPOLLIN = 0x1;
+export const EPOLLERR = 0x8;
+export const EPOLLHUP = 0x10;
 
 export const EINTR = 4;
 export const EAGAIN = 11;

@@ -1,4 +1,4 @@
-import { EAGAIN, EINTR, POLLERR, POLLHUP, POLLIN, POLLNVAL, type ReadLoopLibc } from "./tun-libc.ts";
+import { EAGAIN, EINTR, EPOLLERR, EPOLLHUP, EPOLLIN, type ReadLoopLibc } from "./tun-libc.ts";
 import {
   BATCH_PACKETS,
   FREE,
@@ -27,10 +27,12 @@ import {
 } from "./tun-ring.ts";
 
 /**
- * The reader worker's body, shared by the runtimes: blocks in poll() on the TUN fd, reads
+ * The reader worker's body, shared by the runtimes: blocks in epoll_wait on the TUN fd, reads
  * packets into the shared ring in batches and tells the main thread which slot is full. It
  * never handles another message, so its loop may block; the main thread stops it through the
- * ring's control word plus the wake eventfd. Each runtime's tun-worker.ts binds the libc calls.
+ * ring's control word plus the wake eventfd. While the main thread holds the device it takes the
+ * TUN fd out of the wait set (tun-reader.ts), so a reply it reads itself does not wake this
+ * thread. Each runtime's tun-worker.ts binds the libc calls.
  */
 
 /** Bounds how long a missed wake-up could delay noticing the stop request. */
@@ -58,18 +60,19 @@ export function readerWorker(bind: BindReadLoop, post: (event: ReaderEvent) => v
     function readLoop(libc: ReadLoopLibc, ring: Ring): string | null {
       let slot = 0;
       while (running(ring)) {
-        const ready = libc.poll(POLL_TIMEOUT_MS);
+        const ready = libc.wait(POLL_TIMEOUT_MS);
         if (ready < 0) {
           const e = libc.errno();
           if (e === EINTR) continue;
-          return `poll failed: ${libc.strerror(e)}`;
+          return `epoll_wait failed: ${libc.strerror(e)}`;
         }
         if (ready === 0 || !running(ring)) continue;
-        const revents = libc.tunRevents();
-        if (revents & (POLLERR | POLLHUP | POLLNVAL)) return `device reported poll events 0x${revents.toString(16)}`;
-        if (!(revents & POLLIN)) continue;
-        // The main thread is writing and will read what its write caused (a reply): wait until it is
-        // done, then poll again. The flag-then-look order mirrors waitForFreeSlot's.
+        // Only the TUN fd can report an error or hang-up; readable may be either fd (a read says).
+        const events = libc.readyEvents();
+        if (events & (EPOLLERR | EPOLLHUP)) return `device reported poll events 0x${events.toString(16)}`;
+        if (!(events & EPOLLIN)) continue;
+        // The main thread took the device after this wake-up (before it left the wait set): wait
+        // until it is done, then wait again. The flag-then-look order mirrors waitForFreeSlot's.
         if (Atomics.compareExchange(ring.words, ownerIndex, OWNER_NOBODY, OWNER_WORKER) !== OWNER_NOBODY) {
           Atomics.store(ring.words, ownerWaitingIndex, 1);
           if (Atomics.load(ring.words, ownerIndex) === OWNER_MAIN) Atomics.wait(ring.words, ownerIndex, OWNER_MAIN, POLL_TIMEOUT_MS);
@@ -134,7 +137,7 @@ function readBatch(libc: ReadLoopLibc, ring: Ring, slot: number, headerBytes: nu
     if (n < headerBytes) {
       if (n > 0) continue; // shorter than its own header: nothing to deliver
       if (n === 0) {
-        errno = EAGAIN; // a TUN read never ends a file; back to poll() rather than spin
+        errno = EAGAIN; // a TUN read never ends a file; back to waiting rather than spin
         break;
       }
       errno = libc.errno();

@@ -78,8 +78,11 @@ export const slotOffset = (slot: number) => slot * SLOT_BYTES;
 /** First message to the worker. */
 export interface ReaderInit {
   fd: number;
-  /** eventfd the main thread writes to wake the worker's poll() on stop. */
-  wakeFd: number;
+  /**
+   * The worker's epoll set: the TUN fd (EPOLLIN, except while the main thread holds the device)
+   * and the eventfd the main thread writes to wake it on stop.
+   */
+  epollFd: number;
   ring: SharedArrayBuffer;
   /**
    * Bytes in front of each packet read (the virtio-net header with IFF_VNET_HDR, else 0). The
