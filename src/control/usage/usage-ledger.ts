@@ -1,7 +1,7 @@
 import type { Session } from "../sessions.ts";
 import type { TrafficCounters } from "../../net/traffic-counters.ts";
 import type { DayUsageDelta, SessionUsageDelta, UsageStore, UsageTotals } from "../../store/usage-records.ts";
-import { utcDay } from "./utc-day.ts";
+import { UtcDayCache } from "./utc-day.ts";
 
 /** A session as the ledger follows it: counters at the last sample, and what is not stored yet. */
 interface Tracked {
@@ -38,6 +38,7 @@ export class UsageLedger {
   /** The tracked sessions with something to write (or no row yet): a flush reads only these. */
   private readonly dirty = new Set<Tracked>();
   private readonly days = new Map<string, DayUsageDelta>();
+  private readonly dayOf = new UtcDayCache();
   /** Bytes and packets per user seen in this run (for /metrics): bounded by the user count. */
   private readonly runTotals = new Map<string, UsageTotals>();
   private flushQueued = false;
@@ -140,7 +141,7 @@ export class UsageLedger {
     if (t.session.connection?.info.channel === "dtls") t.pending.dtlsBytes += d.bytesIn + d.bytesOut;
     this.dirty.add(t);
     const user = t.session.user;
-    const day = utcDay(at);
+    const day = this.dayOf.of(at);
     const key = `${user}\n${day}`;
     let row = this.days.get(key);
     if (!row) this.days.set(key, (row = { user, day, ...zero() }));
