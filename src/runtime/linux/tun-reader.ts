@@ -141,7 +141,8 @@ export function startReader(
    * The TUN fd is out of the worker's wait set. While the main thread holds the device, a reply
    * its write caused would otherwise wake the worker, which could only wait for the release and
    * be woken again: two thread wake-ups per round trip, on a box whose other core the client
-   * wants at that moment (measured: a ping through DTLS took about 60 µs longer).
+   * wants at that moment. Measured through DTLS: 1,000 pings a second cost the gateway about a
+   * third less CPU, and a ping every 10 ms came back a few per cent sooner.
    */
   let deafened = false;
   const release = () => {
