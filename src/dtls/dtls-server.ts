@@ -5,8 +5,11 @@ import { DtlsChannel, RECORD_ACCEPTED, RECORD_REJECTED, type DtlsChannelOptions 
 import { UdpOutbox } from "./udp-outbox.ts";
 import {
   DtlsServerHandshake,
+  parseRecordInto,
   parseRecords,
   peekClientHelloSessionId,
+  RECORD_MALFORMED,
+  ReusedRecord,
   type DtlsEstablished,
   type DtlsHandshakeMode,
   type DtlsServerHandshakeOptions,
@@ -75,6 +78,8 @@ export class DtlsServer {
   private readonly deadlines: DeadlineWheel<Peer>;
 
   private readonly outbox: UdpOutbox;
+  /** The application data path's record, refilled for each record received (protocol/record.ts). */
+  private readonly record = new ReusedRecord();
 
   constructor(private readonly o: DtlsServerOptions) {
     this.outbox = new UdpOutbox(o.udp, o.drops);
@@ -212,14 +217,23 @@ export class DtlsServer {
   }
 
   private onApplicationData(peer: Peer, data: Uint8Array): void {
-    const records = parseRecords(data);
-    if (!records.ok) return this.o.drops.count("dtls_bad_record");
-    for (const record of records.value) {
-      const verdict = peer.channel!.receive(record);
-      if (verdict === RECORD_REJECTED) this.o.drops.count("dtls_bad_record");
-      // An authentic new record proves the client has our Finished: the handshake is over for good.
-      else if (verdict === RECORD_ACCEPTED) peer.handshake = undefined;
+    // Every record's header first: a datagram with one malformed record is dropped whole.
+    let end = 0;
+    while (end < data.length) {
+      end = parseRecordInto(data, end);
+      if (end === RECORD_MALFORMED) return this.o.drops.count("dtls_bad_record");
     }
+    for (let offset = 0; offset < data.length; ) {
+      offset = parseRecordInto(data, offset, this.record); // parsed above, so never malformed here
+      this.receiveRecord(peer, this.record);
+    }
+  }
+
+  private receiveRecord(peer: Peer, record: ReusedRecord): void {
+    const verdict = peer.channel!.receive(record);
+    if (verdict === RECORD_REJECTED) this.o.drops.count("dtls_bad_record");
+    // An authentic new record proves the client has our Finished: the handshake is over for good.
+    else if (verdict === RECORD_ACCEPTED) peer.handshake = undefined;
   }
 
   /**

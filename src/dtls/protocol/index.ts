@@ -7,7 +7,10 @@ export {
   createRecordProtection,
   encodeRecord,
   parseRecord,
+  parseRecordInto,
   parseRecords,
+  RECORD_MALFORMED,
+  ReusedRecord,
   type DtlsRecord,
   type RecordProtection,
 } from "./record.ts";

@@ -43,6 +43,56 @@ export interface DtlsRecord {
 
 const isKnownVersion = (v: number): boolean => v === DTLS0_9 || v === DTLS1_0 || v === DTLS1_2;
 
+/**
+ * The data path's record: one object refilled for each record of each datagram (parseRecordInto),
+ * so a datagram costs one view (the body) instead of a record, its views and two results. Whoever
+ * is handed it reads it before the next datagram; nothing keeps it.
+ */
+export class ReusedRecord implements DtlsRecord {
+  type = 0;
+  version = 0;
+  epoch = 0;
+  seq = 0;
+  fragment: Uint8Array = new Uint8Array(0);
+  private datagram: Uint8Array = this.fragment;
+  private start = 0;
+
+  get bytes(): Uint8Array {
+    return this.datagram.subarray(this.start, this.start + RECORD_HEADER_LENGTH + this.fragment.length);
+  }
+
+  /** Called by parseRecordInto with a header that parsed. */
+  fill(datagram: Uint8Array, start: number, type: number, version: number, epoch: number, seq: number, end: number): void {
+    this.datagram = datagram;
+    this.start = start;
+    this.type = type;
+    this.version = version;
+    this.epoch = epoch;
+    this.seq = seq;
+    this.fragment = datagram.subarray(start + RECORD_HEADER_LENGTH, end);
+  }
+}
+
+/** parseRecordInto's answer for a datagram whose record at the offset does not parse. */
+export const RECORD_MALFORMED = -1;
+
+/**
+ * Where the record at `offset` ends, or RECORD_MALFORMED; fills `into` when `into` is given (the
+ * same checks as parseRecord, without an error object: a rejected record is only counted).
+ */
+export function parseRecordInto(buf: Uint8Array, offset: number, into?: ReusedRecord): number {
+  if (buf.length - offset < RECORD_HEADER_LENGTH) return RECORD_MALFORMED;
+  const type = buf[offset]!;
+  if (type < ContentType.changeCipherSpec || type > ContentType.applicationData) return RECORD_MALFORMED;
+  const version = readUint16(buf, offset + 1);
+  if (!isKnownVersion(version)) return RECORD_MALFORMED;
+  const length = readUint16(buf, offset + 11);
+  const end = offset + RECORD_HEADER_LENGTH + length;
+  if (length > MAX_RECORD_BODY || end > buf.length) return RECORD_MALFORMED;
+  into?.fill(buf, offset, type, version, readUint16(buf, offset + 3), readUint48(buf, offset + 5), end);
+  return end;
+}
+
 /** Parses one record at `offset`. Never throws. */
 export function parseRecord(buf: Uint8Array, offset = 0): Result<DtlsRecord> {
   if (buf.length - offset < RECORD_HEADER_LENGTH) {

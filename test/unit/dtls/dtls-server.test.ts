@@ -132,6 +132,25 @@ describe("DtlsServer", () => {
     expect(session.ended).toBe(false);
   });
 
+  test("several records in one datagram each reach the TUN; one malformed record drops the datagram whole", () => {
+    const { udp, drops, establish, packets, fromClient, session } = fixture();
+    establish();
+    const first = ipv4([10, 10, 0, 2]);
+    const second = ipv4([10, 10, 0, 3]);
+    udp.deliver(Buffer.concat([fromClient([0x00, ...first]), fromClient([0x00, ...second])]), 40000);
+    expect(packets.map(toHex)).toEqual([toHex(first), toHex(second)]);
+    // A good record, then a header that claims more bytes than follow: nothing of it is handled.
+    const good = fromClient([0x00, ...first]);
+    const cut = fromClient([0x00, ...second]);
+    udp.deliver(Buffer.concat([good, cut.subarray(0, cut.length - 1)]), 40000);
+    expect(packets.length).toBe(2);
+    expect(drops.get("dtls_bad_record")).toBe(1);
+    // The good record was not consumed by the dropped datagram: sent again alone, it is new and opens.
+    udp.deliver(good, 40000);
+    expect(packets.length).toBe(3);
+    expect(session.ended).toBe(false);
+  });
+
   test("NAT rebinding: an authentic record from a new port of the same address moves the channel", () => {
     const { udp, establish, packets, fromClient, tunnel, server } = fixture();
     establish();

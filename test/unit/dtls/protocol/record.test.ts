@@ -8,7 +8,10 @@ import {
   encodeRecord,
   MAX_SEQUENCE,
   parseRecord,
+  parseRecordInto,
   parseRecords,
+  RECORD_MALFORMED,
+  ReusedRecord,
   writeRecordHeader,
 } from "../../../../src/dtls/protocol/record.ts";
 import { hex, toHex } from "./vectors.ts";
@@ -58,6 +61,39 @@ describe("record header", () => {
       const r = parseRecords(bytes);
       expect(r.ok).toBe(false);
       if (!r.ok) expect(r.error.code).toBe(code);
+    }
+  });
+});
+
+describe("the data path's reused record (parseRecordInto)", () => {
+  test("reads the same records as parseRecords, one object refilled, and refuses what it refuses", () => {
+    const d = Buffer.concat([
+      encodeRecord(23, 0xfefd, 1, MAX_SEQUENCE, hex("aabbcc")),
+      encodeRecord(23, 0x0100, 0x1234, 0x100000000, hex("")),
+      encodeRecord(22, 0xfeff, 0, 7, hex("0102030405")),
+    ]);
+    const expected = parseRecords(d);
+    if (!expected.ok) throw expected.error;
+    const record = new ReusedRecord();
+    const seen: unknown[] = [];
+    for (let offset = 0; offset < d.length; ) {
+      offset = parseRecordInto(d, offset, record);
+      expect(offset).not.toBe(RECORD_MALFORMED);
+      seen.push({ type: record.type, version: record.version, epoch: record.epoch, seq: record.seq, fragment: toHex(record.fragment), bytes: toHex(record.bytes) });
+    }
+    expect(seen).toEqual(expected.value.map((r) => ({ type: r.type, version: r.version, epoch: r.epoch, seq: r.seq, fragment: toHex(r.fragment), bytes: toHex(r.bytes) })));
+
+    const good = encodeRecord(22, 0xfefd, 0, 0, hex("00112233"));
+    const bad = [
+      good.subarray(0, 12),
+      good.subarray(0, good.length - 1),
+      Uint8Array.from([0x42, ...good.subarray(1)]),
+      Uint8Array.from([0x16, 0x03, 0x03, ...good.subarray(3)]),
+      Uint8Array.from([...good.subarray(0, 11), 0xff, 0xff]),
+    ];
+    for (const bytes of bad) {
+      expect(parseRecords(bytes).ok).toBe(false);
+      expect(parseRecordInto(bytes, 0, record)).toBe(RECORD_MALFORMED);
     }
   });
 });
