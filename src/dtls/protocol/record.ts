@@ -76,52 +76,64 @@ export class ReusedRecord implements DtlsRecord {
 /** parseRecordInto's answer for a datagram whose record at the offset does not parse. */
 export const RECORD_MALFORMED = -1;
 
+/** Why a header does not parse (recordEnd's negative answers; parseRecord words them). */
+const HEADER_TRUNCATED = -1;
+const UNKNOWN_TYPE = -2;
+const UNKNOWN_VERSION = -3;
+const BODY_TOO_LONG = -4;
+const BODY_TRUNCATED = -5;
+
+/** Where the record at `offset` ends, or why its header does not parse (a negative reason). */
+function recordEnd(buf: Uint8Array, offset: number): number {
+  if (buf.length - offset < RECORD_HEADER_LENGTH) return HEADER_TRUNCATED;
+  const type = buf[offset]!;
+  if (type < ContentType.changeCipherSpec || type > ContentType.applicationData) return UNKNOWN_TYPE;
+  if (!isKnownVersion(readUint16(buf, offset + 1))) return UNKNOWN_VERSION;
+  const length = readUint16(buf, offset + 11);
+  if (length > MAX_RECORD_BODY) return BODY_TOO_LONG;
+  const end = offset + RECORD_HEADER_LENGTH + length;
+  return end > buf.length ? BODY_TRUNCATED : end;
+}
+
 /**
  * Where the record at `offset` ends, or RECORD_MALFORMED; fills `into` when `into` is given (the
  * same checks as parseRecord, without an error object: a rejected record is only counted).
  */
 export function parseRecordInto(buf: Uint8Array, offset: number, into?: ReusedRecord): number {
-  if (buf.length - offset < RECORD_HEADER_LENGTH) return RECORD_MALFORMED;
-  const type = buf[offset]!;
-  if (type < ContentType.changeCipherSpec || type > ContentType.applicationData) return RECORD_MALFORMED;
-  const version = readUint16(buf, offset + 1);
-  if (!isKnownVersion(version)) return RECORD_MALFORMED;
-  const length = readUint16(buf, offset + 11);
-  const end = offset + RECORD_HEADER_LENGTH + length;
-  if (length > MAX_RECORD_BODY || end > buf.length) return RECORD_MALFORMED;
-  into?.fill(buf, offset, type, version, readUint16(buf, offset + 3), readUint48(buf, offset + 5), end);
+  const end = recordEnd(buf, offset);
+  if (end < 0) return RECORD_MALFORMED;
+  into?.fill(buf, offset, buf[offset]!, readUint16(buf, offset + 1), readUint16(buf, offset + 3), readUint48(buf, offset + 5), end);
   return end;
 }
 
 /** Parses one record at `offset`. Never throws. */
 export function parseRecord(buf: Uint8Array, offset = 0): Result<DtlsRecord> {
-  if (buf.length - offset < RECORD_HEADER_LENGTH) {
-    return err("dtls.truncated", `DTLS record header truncated: ${buf.length - offset} of 13 bytes`);
-  }
-  const type = buf[offset];
-  if (type < ContentType.changeCipherSpec || type > ContentType.applicationData) {
-    return err("dtls.malformed", `not a DTLS record: content type ${type}`);
-  }
-  const version = readUint16(buf, offset + 1);
-  if (!isKnownVersion(version)) {
-    return err("dtls.version", `unsupported DTLS record version 0x${version.toString(16).padStart(4, "0")}`);
-  }
-  const epoch = readUint16(buf, offset + 3);
-  const seq = readUint48(buf, offset + 5);
-  const length = readUint16(buf, offset + 11);
-  if (length > MAX_RECORD_BODY) return err("dtls.malformed", `DTLS record length ${length} exceeds 2^14+2048`);
-  const end = offset + RECORD_HEADER_LENGTH + length;
-  if (end > buf.length) {
-    return err("dtls.truncated", `DTLS record truncated: header says ${length} bytes, ${buf.length - offset - 13} present`);
-  }
+  const end = recordEnd(buf, offset);
+  if (end < 0) return headerError(buf, offset, end);
   return ok({
-    type,
-    version,
-    epoch,
-    seq,
+    type: buf[offset]!,
+    version: readUint16(buf, offset + 1),
+    epoch: readUint16(buf, offset + 3),
+    seq: readUint48(buf, offset + 5),
     fragment: buf.subarray(offset + RECORD_HEADER_LENGTH, end),
     bytes: buf.subarray(offset, end),
   });
+}
+
+function headerError(buf: Uint8Array, offset: number, reason: number): Result<never> {
+  const length = buf.length - offset >= RECORD_HEADER_LENGTH ? readUint16(buf, offset + 11) : 0;
+  switch (reason) {
+    case HEADER_TRUNCATED:
+      return err("dtls.truncated", `DTLS record header truncated: ${buf.length - offset} of 13 bytes`);
+    case UNKNOWN_TYPE:
+      return err("dtls.malformed", `not a DTLS record: content type ${buf[offset]}`);
+    case UNKNOWN_VERSION:
+      return err("dtls.version", `unsupported DTLS record version 0x${readUint16(buf, offset + 1).toString(16).padStart(4, "0")}`);
+    case BODY_TOO_LONG:
+      return err("dtls.malformed", `DTLS record length ${length} exceeds 2^14+2048`);
+    default:
+      return err("dtls.truncated", `DTLS record truncated: header says ${length} bytes, ${buf.length - offset - 13} present`);
+  }
 }
 
 /** All records of a datagram (a datagram may carry several, e.g. CCS + Finished). */
