@@ -1,6 +1,6 @@
 import { ptr } from "bun:ffi";
 import { readerWorker } from "../linux/tun-read-loop.ts";
-import { EPOLL_EVENT_BYTES, eventsOf } from "../linux/epoll-event.ts";
+import { epollEvent } from "../linux/epoll-event.ts";
 import { loadBunLibc } from "./tun-libc.ts";
 
 /** Bun's TUN reader worker: binds read/epoll_wait with bun:ffi (pointers are plain numbers here). */
@@ -9,12 +9,12 @@ declare const self: Worker;
 
 self.onmessage = readerWorker(({ fd, epollFd }, ring) => {
   const libc = loadBunLibc();
-  const event = new Uint8Array(new ArrayBuffer(EPOLL_EVENT_BYTES)); // its own ArrayBuffer: a pointer to it stays valid
+  const event = epollEvent(0); // epoll_wait writes the ready event here
   const eventPtr = ptr(event);
   const dataPtr = ptr(ring.data);
   return {
     wait: (timeoutMs) => libc.raw.epoll_wait(epollFd, eventPtr, 1, timeoutMs),
-    readyEvents: () => eventsOf(event),
+    readyEvents: () => event[0]!,
     readAt: (offset, length) => libc.raw.read(fd, dataPtr + offset, length),
     errno: libc.errno,
     strerror: libc.strerror,

@@ -47,7 +47,7 @@ export function loadDenoLibc() {
     read: (fd: number, data: Uint8Array) => Number(symbols.read(fd, addressOf(data), data.byteLength)),
     eventfd: (initval: number, flags: number) => symbols.eventfd(initval, flags),
     epollCreate: () => symbols.epoll_create1(EPOLL_CLOEXEC),
-    epollCtl: (epfd: number, op: number, fd: number, event: Uint8Array) => symbols.epoll_ctl(epfd, op, fd, event),
+    epollCtl: (epfd: number, op: number, fd: number, event: Uint32Array) => symbols.epoll_ctl(epfd, op, fd, event),
     fcntl: (fd: number, command: number, arg: number) => symbols.fcntl(fd, command, arg),
     ...errnoReaders(symbols),
   } satisfies TunLibc & Record<string, unknown>;
@@ -57,6 +57,6 @@ export function loadDenoLibc() {
 export type DenoLibc = ReturnType<typeof loadDenoLibc>;
 
 /** The address of a buffer's first byte as a number, for "usize" pointer arguments. */
-export function addressOf(buffer: Uint8Array | Int32Array): number {
+export function addressOf(buffer: Uint8Array | Int32Array | Uint32Array): number {
   return Number(Deno.UnsafePointer.value(Deno.UnsafePointer.of(buffer)));
 }

@@ -19,7 +19,7 @@ export interface TunLibc {
   /** epoll_create1(EPOLL_CLOEXEC): the reader's wait set, which the main thread changes while the worker waits in it. */
   epollCreate(): number;
   /** epoll_ctl(epfd, op, fd, event); `event` is made by epoll-event.ts's epollEvent, once. */
-  epollCtl(epfd: number, op: number, fd: number, event: Uint8Array): number;
+  epollCtl(epfd: number, op: number, fd: number, event: Uint32Array): number;
   /** fcntl(fd, command, arg) with an integer argument (F_GETFL, F_SETFL). */
   fcntl(fd: number, command: number, arg: number): number;
   /** The calling thread's errno (thread-local, so a worker reads its own). */

@@ -73,14 +73,14 @@ export function startReader(
     const why = libc.strerror(libc.errno());
     return Promise.resolve(err("tun_config_failed", `cannot create the reader's wake-up eventfd for ${name}: ${why}`));
   }
-  const waitSet = openWaitSet(libc, fd, wakeFd);
+  const listening = epollEvent(EPOLLIN);
+  const deaf = epollEvent(0);
+  const waitSet = openWaitSet(libc, fd, wakeFd, listening);
   if (!waitSet.ok) {
     libc.close(wakeFd);
     return Promise.resolve(err("tun_config_failed", `cannot create the reader's epoll set for ${name}: ${waitSet.error.message}`));
   }
   const epollFd = waitSet.value;
-  const listening = epollEvent(EPOLLIN);
-  const deaf = epollEvent(0);
   const ring = createRing();
   const words = ring.words;
   const wakeIncrement = new Uint8Array(new BigUint64Array([1n]).buffer); // eventfd write(2) takes an 8-byte counter
@@ -243,10 +243,9 @@ export function startReader(
 }
 
 /** The worker's wait set: the TUN fd and the wake eventfd, both for EPOLLIN; closed again on failure. */
-function openWaitSet(libc: TunLibc, fd: number, wakeFd: number): Result<number> {
+function openWaitSet(libc: TunLibc, fd: number, wakeFd: number, readable: Uint32Array): Result<number> {
   const epollFd = libc.epollCreate();
   if (epollFd < 0) return err("tun_config_failed", libc.strerror(libc.errno()));
-  const readable = epollEvent(EPOLLIN);
   for (const member of [fd, wakeFd]) {
     if (libc.epollCtl(epollFd, EPOLL_CTL_ADD, member, readable) !== 0) {
       const why = libc.strerror(libc.errno());
