@@ -12,7 +12,7 @@ import type { CipherGCM, CipherGCMTypes, Cipheriv, DecipherGCM, Decipheriv, KeyO
 import { err, ok, type Result } from "../../errors.ts";
 import type { DtlsSuite } from "./cipher-suites.ts";
 import { DTLS0_9, DTLS1_0, DTLS1_2 } from "./cipher-suites.ts";
-import { asBuffer, readUint16, readUint48, writeUint16, writeUint48 } from "./bytes.ts";
+import { asBuffer, readUint16, readUint32, readUint48, writeUint16, writeUint32, writeUint48 } from "./bytes.ts";
 import type { TrafficKeys } from "./keys.ts";
 import type { CreateGcmKey, GcmKey } from "../../runtime/gcm.ts";
 
@@ -449,10 +449,15 @@ class CbcProtection extends CopyingProtection {
  */
 class NativeGcmProtection implements RecordProtection {
   readonly version: number;
-  private readonly writeNonce = new Uint8Array(12);
-  private readonly readNonce = new Uint8Array(12);
-  private readonly writeAad = new Uint8Array(13);
-  private readonly readAad = new Uint8Array(13);
+  /**
+   * One nonce and one AAD for both directions (a call fills them and the key reads them during
+   * the call only), the directions' 4-byte salts kept as numbers: two small arrays a session
+   * instead of four (issue 13: memory per session).
+   */
+  private readonly nonce = new Uint8Array(12);
+  private readonly aad = new Uint8Array(13);
+  private readonly writeSalt: number;
+  private readonly readSalt: number;
 
   constructor(
     readonly suite: DtlsSuite,
@@ -462,8 +467,8 @@ class NativeGcmProtection implements RecordProtection {
     private readonly reader: GcmKey,
   ) {
     this.version = suite.version;
-    this.writeNonce.set(w.salt, 0);
-    this.readNonce.set(r.salt, 0);
+    this.writeSalt = readUint32(w.salt, 0);
+    this.readSalt = readUint32(r.salt, 0);
   }
 
   seal(type: number, epoch: number, seq: number, plaintext: Uint8Array): Uint8Array {
@@ -477,9 +482,11 @@ class NativeGcmProtection implements RecordProtection {
     writeRecordHeader(out, 0, type, this.version, epoch, seq, bodyLength);
     // Explicit nonce = epoch ‖ seq, i.e. bytes 3..10 of the header.
     out.copyWithin(RECORD_HEADER_LENGTH, 3, 11);
-    for (let i = 0; i < 8; i++) this.writeNonce[4 + i] = out[3 + i]!;
-    fillPseudoHeader(this.writeAad, type, this.version, epoch, seq, length);
-    this.writer.seal(this.writeNonce, this.writeAad, plaintext, out, RECORD_HEADER_LENGTH + 8, prefix);
+    const nonce = this.nonce;
+    writeUint32(nonce, 0, this.writeSalt);
+    for (let i = 0; i < 8; i++) nonce[4 + i] = out[3 + i]!;
+    fillPseudoHeader(this.aad, type, this.version, epoch, seq, length);
+    this.writer.seal(nonce, this.aad, plaintext, out, RECORD_HEADER_LENGTH + 8, prefix);
     return RECORD_HEADER_LENGTH + bodyLength;
   }
 
@@ -500,9 +507,11 @@ class NativeGcmProtection implements RecordProtection {
     const f = rec.fragment;
     if (rec.version !== this.version || f.length < 8 + TAG_LENGTH) return undefined;
     const ctLength = f.length - 8 - TAG_LENGTH;
-    for (let i = 0; i < 8; i++) this.readNonce[4 + i] = f[i]!;
-    fillPseudoHeader(this.readAad, rec.type, rec.version, rec.epoch, rec.seq, ctLength);
+    const nonce = this.nonce;
+    writeUint32(nonce, 0, this.readSalt);
+    for (let i = 0; i < 8; i++) nonce[4 + i] = f[i]!;
+    fillPseudoHeader(this.aad, rec.type, rec.version, rec.epoch, rec.seq, ctLength);
     const ciphertext = f.subarray(8, 8 + ctLength);
-    return this.reader.openInPlace(this.readNonce, this.readAad, ciphertext, f.subarray(8 + ctLength)) ? ciphertext : undefined;
+    return this.reader.openInPlace(nonce, this.aad, ciphertext, f.subarray(8 + ctLength)) ? ciphertext : undefined;
   }
 }

@@ -35,13 +35,36 @@ function load() {
 }
 
 type Symbols = NonNullable<ReturnType<typeof load>>;
-const symbols = loadOnce(load);
 
-const contexts = new FinalizationRegistry<Pointer>((ctx) => symbols()?.EVP_CIPHER_CTX_free(ctx));
+/**
+ * The library and one scratch for its calls: the out-length word, a tag and a prefix or suffix
+ * byte, written and read within one call, so every key of this thread (module instances are per
+ * thread) shares it. One per key cost about 700 bytes of a session's memory each, three keys a
+ * session (issue 13). Backed by an ArrayBuffer of its own: a small typed array may live in the GC
+ * heap and move when first viewed, which would leave a taken pointer stale.
+ */
+class Libcrypto {
+  readonly scratch = new Uint8Array(new ArrayBuffer(64));
+  readonly outl: Pointer;
+  readonly oneByte: Uint8Array;
+
+  constructor(readonly c: Symbols) {
+    this.outl = ptr(this.scratch);
+    this.oneByte = this.scratch.subarray(32, 33);
+  }
+}
+
+const libcrypto = loadOnce(() => {
+  const c = load();
+  return c && new Libcrypto(c);
+});
+
+const contexts = new FinalizationRegistry<Pointer>((ctx) => libcrypto()?.c.EVP_CIPHER_CTX_free(ctx));
 
 export const createGcmKey: CreateGcmKey = (key) => {
-  const c = symbols();
-  if (!c || (key.length !== 16 && key.length !== 32)) return undefined;
+  const lib = libcrypto();
+  if (!lib || (key.length !== 16 && key.length !== 32)) return undefined;
+  const c = lib.c;
   const ctx = c.EVP_CIPHER_CTX_new();
   if (!ctx) return undefined;
   const cipher = key.length === 32 ? c.EVP_aes_256_gcm() : c.EVP_aes_128_gcm();
@@ -53,47 +76,38 @@ export const createGcmKey: CreateGcmKey = (key) => {
     return undefined;
   }
   keyCopy.fill(0);
-  const gcm = new LibcryptoGcmKey(c, ctx as Pointer);
+  const gcm = new LibcryptoGcmKey(lib, ctx as Pointer);
   contexts.register(gcm, ctx as Pointer, gcm);
   return gcm;
 };
 
 /** One key's context. A class, not closures: three keys per session (issue 13: memory per session). */
 class LibcryptoGcmKey implements GcmKey {
-  /**
-   * Out-length word, tag and prefix/suffix byte. Backed by an ArrayBuffer of its own: a small typed
-   * array may live in the GC heap and move when first viewed, which would leave a taken pointer stale.
-   */
-  private readonly scratch = new Uint8Array(new ArrayBuffer(64));
-  private readonly outl: Pointer;
-  private readonly oneByte: Uint8Array;
   private disposed = false;
 
   constructor(
-    private readonly c: Symbols,
+    private readonly lib: Libcrypto,
     private readonly ctx: Pointer,
-  ) {
-    this.outl = ptr(this.scratch);
-    this.oneByte = this.scratch.subarray(32, 33);
-  }
+  ) {}
 
   seal(nonce: Uint8Array, aad: Uint8Array, plaintext: Uint8Array, out: Uint8Array, outOffset: number, prefix?: number, suffix?: number): void {
-    const { c, ctx, outl } = this;
+    const { lib, ctx } = this;
+    const { c, outl } = lib;
     if (this.disposed) throw new Error("AES-GCM key used after dispose"); // a freed context would crash the process
     c.EVP_CipherInit_ex(ctx, null, null, null, ptr(nonce), 1);
     c.EVP_CipherUpdate(ctx, null, outl, aad, aad.length);
     let at = ptr(out, outOffset);
     if (prefix !== undefined) {
       // GCM streams: one byte now, the rest in the next update, same ciphertext as one call.
-      this.scratch[32] = prefix;
-      c.EVP_CipherUpdate(ctx, at, outl, this.oneByte, 1);
+      lib.scratch[32] = prefix;
+      c.EVP_CipherUpdate(ctx, at, outl, lib.oneByte, 1);
       at = (at + 1) as Pointer;
     }
     if (plaintext.length > 0) c.EVP_CipherUpdate(ctx, at, outl, plaintext, plaintext.length);
     at = (at + plaintext.length) as Pointer;
     if (suffix !== undefined) {
-      this.scratch[32] = suffix;
-      c.EVP_CipherUpdate(ctx, at, outl, this.oneByte, 1);
+      lib.scratch[32] = suffix;
+      c.EVP_CipherUpdate(ctx, at, outl, lib.oneByte, 1);
       at = (at + 1) as Pointer;
     }
     c.EVP_CipherFinal_ex(ctx, at, outl);
@@ -104,16 +118,17 @@ class LibcryptoGcmKey implements GcmKey {
     if (this.disposed) return;
     this.disposed = true;
     contexts.unregister(this);
-    this.c.EVP_CIPHER_CTX_free(this.ctx);
+    this.lib.c.EVP_CIPHER_CTX_free(this.ctx);
   }
 
   openInPlace(nonce: Uint8Array, aad: Uint8Array, ciphertext: Uint8Array, tag: Uint8Array): boolean {
-    const { c, ctx, outl } = this;
+    const { lib, ctx } = this;
+    const { c, outl } = lib;
     if (this.disposed) throw new Error("AES-GCM key used after dispose");
     c.EVP_CipherInit_ex(ctx, null, null, null, ptr(nonce), 0);
     c.EVP_CipherUpdate(ctx, null, outl, aad, aad.length);
     if (ciphertext.length > 0 && c.EVP_CipherUpdate(ctx, ptr(ciphertext), outl, ciphertext, ciphertext.length) !== 1) return false;
-    this.scratch.set(tag, 16);
+    lib.scratch.set(tag, 16);
     const tagAt = (outl + 16) as Pointer;
     c.EVP_CIPHER_CTX_ctrl(ctx, EVP_CTRL_GCM_SET_TAG, 16, tagAt);
     return c.EVP_CipherFinal_ex(ctx, (tagAt + 16) as Pointer, outl) === 1;
