@@ -3,6 +3,7 @@ import type { DropCounters } from "../net/drop-counters.ts";
 import type { UdpSocket } from "../runtime/udp.ts";
 import { DtlsChannel, RECORD_ACCEPTED, RECORD_REJECTED, type DtlsChannelOptions } from "./dtls-channel.ts";
 import { UdpOutbox } from "./udp-outbox.ts";
+import { PeerIndex } from "./peer-index.ts";
 import {
   DtlsServerHandshake,
   parseRecordInto,
@@ -70,10 +71,12 @@ const HANDSHAKE = 22;
 export class DtlsServer {
   private readonly byKey = new Map<string, DtlsBinding>();
   private readonly keysOf = new Map<Session, string>();
-  /** Peers by client IP, then port: no string built per datagram; an IP's peers are the NAT rebinding candidates (§7.6). */
-  private readonly byAddress = new Map<string, Map<number, Peer>>();
-  /** Each session's peers (its handshakes in progress and its channel), for unregister and the pending cap. */
-  private readonly bySession = new Map<Session, Set<Peer>>();
+  /**
+   * Peers by client IP, then port (no string built per datagram; an IP's peers are the NAT
+   * rebinding candidates, §7.6), and each session's peers (its handshakes in progress and its
+   * channel), for unregister and the pending cap.
+   */
+  private readonly peers = new PeerIndex<Peer, Session>((peer) => peer.binding.session);
   /** Every peer at its next check: handshake timeout, DPD, or a closed channel to let go. */
   private readonly deadlines: DeadlineWheel<Peer>;
 
@@ -109,15 +112,12 @@ export class DtlsServer {
     const key = this.keysOf.get(session);
     if (key) this.byKey.delete(key);
     this.keysOf.delete(session);
-    const peers = this.bySession.get(session);
-    if (peers) for (const peer of [...peers]) this.forget(peer);
+    for (const peer of this.peers.ofSession(session)) this.forget(peer);
   }
 
   /** Peers known (handshaking or established): for tests and memory checks. */
   get peerCount(): number {
-    let n = 0;
-    for (const ports of this.byAddress.values()) n += ports.size;
-    return n;
+    return this.peers.size;
   }
 
   /**
@@ -152,12 +152,12 @@ export class DtlsServer {
   }
 
   close(): void {
-    for (const ports of [...this.byAddress.values()]) for (const peer of [...ports.values()]) this.forget(peer);
+    for (const peer of this.peers.all()) this.forget(peer);
     this.o.udp.close();
   }
 
   private onDatagram(data: Uint8Array, port: number, address: string): void {
-    const peer = this.byAddress.get(address)?.get(port) ?? this.newPeer(data, port, address);
+    const peer = this.peers.get(address, port) ?? this.newPeer(data, port, address);
     if (!peer) return;
     if (peer.channel && data[0] === APPLICATION_DATA) return this.onApplicationData(peer, data);
     this.onHandshakeDatagram(peer, data, port);
@@ -190,7 +190,7 @@ export class DtlsServer {
     }
     this.limitPending(binding);
     const peer: Peer = { address, port, binding, handshake: handshake.value, startedAt: this.o.now(), dpd: new DeadPeerDetector(binding.dpdSeconds) };
-    this.index(peer);
+    this.peers.add(peer);
     this.deadlines.schedule(peer, peer.startedAt + HANDSHAKE_TIMEOUT_MS + 1);
     return peer;
   }
@@ -242,18 +242,16 @@ export class DtlsServer {
    * forged or captured records, and those must not steer the session's traffic.
    */
   private rebind(data: Uint8Array, port: number, address: string): void {
-    const candidates = this.byAddress.get(address);
-    if (!candidates) return this.o.drops.count("dtls_unknown_peer");
+    const candidates = this.peers.atAddress(address);
+    if (candidates.length === 0) return this.o.drops.count("dtls_unknown_peer");
     const records = parseRecords(data);
     if (!records.ok || records.value.length !== 1) return this.o.drops.count("dtls_rebind_refused");
-    for (const peer of candidates.values()) {
+    for (const peer of candidates) {
       // Each try may decrypt in place (RecordProtection.openRecord): every candidate gets its own copy.
-      const attempt = candidates.size === 1 ? records : parseRecords(new Uint8Array(data));
+      const attempt = candidates.length === 1 ? records : parseRecords(new Uint8Array(data));
       if (!attempt.ok || !peer.channel || peer.channel.receive(attempt.value[0]!) !== RECORD_ACCEPTED) continue;
-      candidates.delete(peer.port);
-      peer.port = port;
+      this.peers.movePort(peer, port);
       peer.channel.port = port;
-      candidates.set(port, peer);
       this.o.log(logLine`dtls rebound session=${peer.binding.session.id} peer=${peerName(peer)}`);
       return;
     }
@@ -262,11 +260,10 @@ export class DtlsServer {
 
   /** At most MAX_PENDING_PER_SESSION handshakes per session: the oldest go (the session's own peers only). */
   private limitPending(binding: DtlsBinding): void {
-    const peers = this.bySession.get(binding.session);
-    if (!peers) return;
+    const peers = this.peers.ofSession(binding.session);
     let pending = 0;
     for (const p of peers) if (!p.channel) pending++;
-    for (const p of [...peers]) {
+    for (const p of peers) {
       if (pending < MAX_PENDING_PER_SESSION) return;
       if (p.channel) continue;
       this.forget(p);
@@ -274,28 +271,8 @@ export class DtlsServer {
     }
   }
 
-  private index(peer: Peer): void {
-    let ports = this.byAddress.get(peer.address);
-    if (!ports) this.byAddress.set(peer.address, (ports = new Map()));
-    ports.set(peer.port, peer);
-    const session = peer.binding.session;
-    let peers = this.bySession.get(session);
-    if (!peers) this.bySession.set(session, (peers = new Set()));
-    peers.add(peer);
-  }
-
   private forget(peer: Peer): void {
-    const ports = this.byAddress.get(peer.address);
-    if (ports?.get(peer.port) === peer) {
-      ports.delete(peer.port);
-      if (ports.size === 0) this.byAddress.delete(peer.address);
-    }
-    const session = peer.binding.session;
-    const peers = this.bySession.get(session);
-    if (peers) {
-      peers.delete(peer);
-      if (peers.size === 0) this.bySession.delete(session);
-    }
+    this.peers.remove(peer);
     if (peer.channel) {
       peer.channel.close();
       peer.binding.tunnel.detachDtls(peer.channel);
