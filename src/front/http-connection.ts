@@ -8,7 +8,7 @@ import { handleSamlRequest, isSamlPath, type SamlFront } from "./saml-endpoints.
 import { completeConnect, TUNNEL_PATHS, type ConnectGrant, type DtlsOfferer } from "../tunnel/connect-handler.ts";
 import { offerDtls } from "../tunnel/dtls-offer.ts";
 import type { CstpChannel } from "../tunnel/cstp-channel.ts";
-import type { HttpRequest } from "./http-head.ts";
+import { detachedValue, type HttpRequest } from "./http-head.ts";
 import { createRequestReader, type ReaderEvent } from "./http-request-reader.ts";
 import { formatConnectResponse, formatResponse, type ResponseSpec } from "./http-response.ts";
 import type { DataPlane } from "../dataplane/data-plane.ts";
@@ -246,8 +246,8 @@ export function serveConnection(socket: TLSSocket, front: TunnelFront, slot: Adm
     const facts = {
       clientAddress: clientIp,
       clientPort: socket.remotePort ?? 0,
-      userAgent: request.headers.get("user-agent") ?? "",
-      hostname: request.headers.get("x-cstp-hostname") ?? "",
+      userAgent: detachedValue(request.headers.get("user-agent") ?? ""),
+      hostname: detachedValue(request.headers.get("x-cstp-hostname") ?? ""),
       connectedAt: front.plane.now(),
       // "records by gw": the gateway seals this connection's records itself (tls13-record-writer.ts).
       tlsCipher: cipher ? `${socket.getProtocol() ?? "TLS"} ${cipher.name}${output.sealsWholeRecords ? " (records by gw)" : ""}` : "unknown",

@@ -3,6 +3,7 @@
  * send (docs/protocol.md §2.2, §5.1) is plain, so anything unusual is refused rather than guessed.
  * Framing (finding the head, bodies, pipelining) lives in http-request-reader.ts.
  */
+import { Buffer } from "node:buffer";
 import { err, ok, type Result } from "../errors.ts";
 
 export type HttpVersion = "HTTP/1.0" | "HTTP/1.1";
@@ -48,6 +49,15 @@ export class HeaderList implements Iterable<readonly [string, string]> {
   [Symbol.iterator](): Iterator<readonly [string, string]> {
     return this.#entries[Symbol.iterator]();
   }
+}
+
+/**
+ * A header value copied out of the request head. A sliced string keeps its whole source alive,
+ * so a value kept for as long as a session (its User-Agent) would keep the CONNECT head with it:
+ * half a kilobyte or more a session (issue 13: memory per session).
+ */
+export function detachedValue(value: string): string {
+  return Buffer.from(value, "latin1").toString("latin1");
 }
 
 export interface HttpRequest {

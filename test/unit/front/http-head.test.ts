@@ -1,5 +1,5 @@
 import { describe, expect, test } from "bun:test";
-import { ALLOWED_METHODS, HeaderList, parseRequestHead } from "../../../src/front/http-head.ts";
+import { ALLOWED_METHODS, detachedValue, HeaderList, parseRequestHead } from "../../../src/front/http-head.ts";
 
 const enc = (s: string) => new TextEncoder().encode(s);
 const latin1 = (s: string) => Uint8Array.from(s, (c) => c.charCodeAt(0));
@@ -39,6 +39,16 @@ describe("HeaderList", () => {
   });
   test("empty value still counts as present", () => {
     expect(new HeaderList([["X-Empty", ""]]).has("x-empty")).toBe(true);
+  });
+});
+
+describe("detachedValue", () => {
+  test("copies a header value byte for byte, obs-text included (the head is latin1)", () => {
+    const head = parse("CONNECT /CSCOSSLC/tunnel HTTP/1.1\r\nUser-Agent: agent \xe9\xff 9.01\r\n");
+    expect(head.ok).toBe(true);
+    const value = head.ok ? head.value.headers.get("user-agent")! : "";
+    expect(detachedValue(value)).toBe("agent \u00e9\u00ff 9.01");
+    expect(detachedValue("")).toBe("");
   });
 });
 
