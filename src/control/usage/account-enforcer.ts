@@ -118,8 +118,8 @@ export class AccountEnforcer {
     }
   }
 
-  private endAll(user: string, sessions: ReadonlySet<Session>, reason: EndReason, why: string): void {
-    // Ending a session takes it out of this set (the registry's index): end a copy.
+  private endAll(user: string, sessions: readonly Session[], reason: EndReason, why: string): void {
+    // Ending a session takes it out of this array (the registry's index): end a copy.
     for (const s of [...sessions]) {
       this.o.log(logLine`session end session=${s.id} user=${user} reason=${reason}: ${why}`);
       this.o.audit?.record("gateway", "session.end", user, null, { session: s.id, reason, why });
