@@ -211,7 +211,7 @@ export function createRecordProtection(suite: DtlsSuite, keys: TrafficKeys, side
     : { key: keys.serverKey, mac: keys.serverMacKey, salt: keys.serverSalt };
   if (suite.kind !== "gcm") return new CbcProtection(suite, w, r);
   const nativeWrite = gcm?.(w.key);
-  const nativeRead = nativeWrite && gcm?.(r.key);
+  const nativeRead = nativeWrite && gcm?.(r.key, r.salt);
   return nativeWrite && nativeRead ? new NativeGcmProtection(suite, w, r, nativeWrite, nativeRead) : new GcmProtection(suite, w, r);
 }
 
@@ -450,14 +450,13 @@ class CbcProtection extends CopyingProtection {
 class NativeGcmProtection implements RecordProtection {
   readonly version: number;
   /**
-   * One nonce and one AAD for both directions (a call fills them and the key reads them during
-   * the call only), the directions' 4-byte salts kept as numbers: two small arrays a session
-   * instead of four (issue 13: memory per session).
+   * The sealing nonce (the reading key holds its salt and takes the rest of each nonce from the
+   * record) and one AAD for both directions: a call fills them and the key reads them during the
+   * call only. Two small arrays a session instead of four (issue 13: memory per session).
    */
   private readonly nonce = new Uint8Array(12);
   private readonly aad = new Uint8Array(13);
   private readonly writeSalt: number;
-  private readonly readSalt: number;
 
   constructor(
     readonly suite: DtlsSuite,
@@ -468,7 +467,6 @@ class NativeGcmProtection implements RecordProtection {
   ) {
     this.version = suite.version;
     this.writeSalt = readUint32(w.salt, 0);
-    this.readSalt = readUint32(r.salt, 0);
   }
 
   seal(type: number, epoch: number, seq: number, plaintext: Uint8Array): Uint8Array {
@@ -506,12 +504,8 @@ class NativeGcmProtection implements RecordProtection {
   openRecord(rec: DtlsRecord): Uint8Array | undefined {
     const f = rec.fragment;
     if (rec.version !== this.version || f.length < 8 + TAG_LENGTH) return undefined;
-    const ctLength = f.length - 8 - TAG_LENGTH;
-    const nonce = this.nonce;
-    writeUint32(nonce, 0, this.readSalt);
-    for (let i = 0; i < 8; i++) nonce[4 + i] = f[i]!;
-    fillPseudoHeader(this.aad, rec.type, rec.version, rec.epoch, rec.seq, ctLength);
-    const ciphertext = f.subarray(8, 8 + ctLength);
-    return this.reader.openInPlace(nonce, this.aad, ciphertext, f.subarray(8 + ctLength)) ? ciphertext : undefined;
+    // The AAD's length field holds the whole fragment's here: the key's record mode takes off the nonce and tag.
+    fillPseudoHeader(this.aad, rec.type, rec.version, rec.epoch, rec.seq, f.length);
+    return this.reader.openRecordInPlace(this.aad, f) ? f.subarray(8, f.length - TAG_LENGTH) : undefined;
   }
 }

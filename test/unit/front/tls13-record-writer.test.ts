@@ -21,7 +21,7 @@ const nodeGcmKey: CreateGcmKey = (key) => ({
     const sealed = Buffer.concat([c.update(Buffer.concat(parts)), c.final(), c.getAuthTag()]);
     out.set(sealed, outOffset);
   },
-  openInPlace: () => false,
+  openRecordInPlace: () => false,
 });
 
 const SUITE: Tls13Suite = { hash: "sha256", keyLength: 16 };
@@ -193,7 +193,7 @@ describe("Tls13RecordWriter", () => {
       const inner = nodeGcmKey(key)!;
       const k = { disposed: 0 };
       keys.push(k);
-      return { seal: inner.seal, openInPlace: inner.openInPlace, dispose: () => void k.disposed++ };
+      return { seal: inner.seal, openRecordInPlace: inner.openRecordInPlace, dispose: () => void k.disposed++ };
     };
     const open = () => Tls13RecordWriter.start(new FakeKernel(), new FakeSocket(), SUITE, SECRET0, new RecordWriters(counted, new FramePool(4096, 4)))!;
     const destroyed = open();

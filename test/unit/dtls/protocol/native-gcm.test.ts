@@ -93,7 +93,33 @@ describe("native AES-GCM record protection", () => {
     gcm.dispose!();
     gcm.dispose!(); // twice is harmless
     expect(() => gcm.seal(new Uint8Array(12), new Uint8Array(5), new Uint8Array(10), out, 0)).toThrow("after dispose");
-    expect(() => gcm.openInPlace(new Uint8Array(12), new Uint8Array(5), new Uint8Array(10), new Uint8Array(16))).toThrow("after dispose");
+    const opener = createGcmKey(new Uint8Array(16), new Uint8Array(4))!;
+    opener.dispose!();
+    expect(() => opener.openRecordInPlace(new Uint8Array(13), new Uint8Array(40))).toThrow("after dispose");
+  });
+
+  test("a key opens or seals, as it was made: asked the other, it throws instead of using a context set up the other way", () => {
+    const sealer = createGcmKey(new Uint8Array(16))!;
+    const opener = createGcmKey(new Uint8Array(16), new Uint8Array(4))!;
+    expect(() => sealer.openRecordInPlace(new Uint8Array(13), new Uint8Array(40))).toThrow("made to seal");
+    expect(() => opener.seal(new Uint8Array(12), new Uint8Array(13), new Uint8Array(10), new Uint8Array(2048), 0)).toThrow("made to open");
+    expect(createGcmKey(new Uint8Array(16), new Uint8Array(3))).toBeUndefined();
+  });
+
+  test("records opened in record mode: each length from empty to full, and a fragment too short for nonce and tag never opens", () => {
+    const suite = gcmSuites[0]!;
+    const keys = keysFor(suite);
+    const server = createRecordProtection(suite, keys, "server", createGcmKey);
+    const client = createRecordProtection(suite, keys, "client");
+    for (let size = 0; size <= 40; size++) {
+      const pt = new Uint8Array(randomBytes(size));
+      expect(toHex(server.openRecord(parsed(client.seal(ContentType.applicationData, 1, 1000 + size, pt)))!)).toBe(toHex(pt));
+    }
+    const opener = createGcmKey(keys.clientKey, keys.clientSalt)!;
+    for (const length of [0, 8, 23]) {
+      const header = Uint8Array.of(0, 1, 0, 0, 0, 0, 0, 1, 23, 0xfe, 0xfd, 0, length);
+      expect(opener.openRecordInPlace(header, new Uint8Array(length))).toBe(false);
+    }
   });
 
   test("a tampered record, tag, header field or wrong version does not open; the next good one does", () => {
