@@ -14,7 +14,6 @@ export function concatBytes(parts: readonly Uint8Array[]): Uint8Array {
 
 export const readUint16 = (b: Uint8Array, o: number): number => (b[o] << 8) | b[o + 1];
 export const readUint24 = (b: Uint8Array, o: number): number => (b[o] << 16) | (b[o + 1] << 8) | b[o + 2];
-export const readUint32 = (b: Uint8Array, o: number): number => ((b[o] << 24) >>> 0) + ((b[o + 1] << 16) | (b[o + 2] << 8) | b[o + 3]);
 /** 48-bit unsigned (DTLS record sequence number); exact in a JS number. */
 export const readUint48 = (b: Uint8Array, o: number): number =>
   (readUint16(b, o) * 0x100000000) + ((b[o + 2] << 24) >>> 0) + ((b[o + 3] << 16) | (b[o + 4] << 8) | b[o + 5]);
@@ -27,12 +26,6 @@ export function writeUint24(b: Uint8Array, o: number, v: number): void {
   b[o] = v >>> 16;
   b[o + 1] = v >>> 8;
   b[o + 2] = v;
-}
-export function writeUint32(b: Uint8Array, o: number, v: number): void {
-  b[o] = v >>> 24;
-  b[o + 1] = v >>> 16;
-  b[o + 2] = v >>> 8;
-  b[o + 3] = v;
 }
 export function writeUint48(b: Uint8Array, o: number, v: number): void {
   const hi = Math.floor(v / 0x100000000);

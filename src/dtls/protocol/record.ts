@@ -12,7 +12,7 @@ import type { CipherGCM, CipherGCMTypes, Cipheriv, DecipherGCM, Decipheriv, KeyO
 import { err, ok, type Result } from "../../errors.ts";
 import type { DtlsSuite } from "./cipher-suites.ts";
 import { DTLS0_9, DTLS1_0, DTLS1_2 } from "./cipher-suites.ts";
-import { asBuffer, readUint16, readUint32, readUint48, writeUint16, writeUint32, writeUint48 } from "./bytes.ts";
+import { asBuffer, readUint16, readUint48, writeUint16, writeUint48 } from "./bytes.ts";
 import type { TrafficKeys } from "./keys.ts";
 import type { CreateGcmKey, GcmKey } from "../../runtime/gcm.ts";
 
@@ -212,7 +212,7 @@ export function createRecordProtection(suite: DtlsSuite, keys: TrafficKeys, side
   if (suite.kind !== "gcm") return new CbcProtection(suite, w, r);
   const nativeWrite = gcm?.(w.key);
   const nativeRead = nativeWrite && gcm?.(r.key, r.salt);
-  return nativeWrite && nativeRead ? new NativeGcmProtection(suite, w, r, nativeWrite, nativeRead) : new GcmProtection(suite, w, r);
+  return nativeWrite && nativeRead ? new NativeGcmProtection(suite, w, nativeWrite, nativeRead) : new GcmProtection(suite, w, r);
 }
 
 interface DirectionKeys {
@@ -450,23 +450,21 @@ class CbcProtection extends CopyingProtection {
 class NativeGcmProtection implements RecordProtection {
   readonly version: number;
   /**
-   * The sealing nonce (the reading key holds its salt and takes the rest of each nonce from the
-   * record) and one AAD for both directions: a call fills them and the key reads them during the
-   * call only. Two small arrays a session instead of four (issue 13: memory per session).
+   * The sealing nonce, its salt set once (the reading key holds its own salt and takes the rest of
+   * each nonce from the record), and one AAD for both directions: a call fills it and the key reads
+   * it during the call only. Two small arrays a session instead of four (issue 13: memory per session).
    */
   private readonly nonce = new Uint8Array(12);
   private readonly aad = new Uint8Array(13);
-  private readonly writeSalt: number;
 
   constructor(
     readonly suite: DtlsSuite,
     w: DirectionKeys,
-    r: DirectionKeys,
     private readonly writer: GcmKey,
     private readonly reader: GcmKey,
   ) {
     this.version = suite.version;
-    this.writeSalt = readUint32(w.salt, 0);
+    this.nonce.set(w.salt, 0);
   }
 
   seal(type: number, epoch: number, seq: number, plaintext: Uint8Array): Uint8Array {
@@ -480,11 +478,9 @@ class NativeGcmProtection implements RecordProtection {
     writeRecordHeader(out, 0, type, this.version, epoch, seq, bodyLength);
     // Explicit nonce = epoch ‖ seq, i.e. bytes 3..10 of the header.
     out.copyWithin(RECORD_HEADER_LENGTH, 3, 11);
-    const nonce = this.nonce;
-    writeUint32(nonce, 0, this.writeSalt);
-    for (let i = 0; i < 8; i++) nonce[4 + i] = out[3 + i]!;
+    for (let i = 0; i < 8; i++) this.nonce[4 + i] = out[3 + i]!;
     fillPseudoHeader(this.aad, type, this.version, epoch, seq, length);
-    this.writer.seal(nonce, this.aad, plaintext, out, RECORD_HEADER_LENGTH + 8, prefix);
+    this.writer.seal(this.nonce, this.aad, plaintext, out, RECORD_HEADER_LENGTH + 8, prefix);
     return RECORD_HEADER_LENGTH + bodyLength;
   }
 

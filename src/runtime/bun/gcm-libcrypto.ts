@@ -42,8 +42,8 @@ function load() {
 type Symbols = NonNullable<ReturnType<typeof load>>;
 
 /**
- * The library and one scratch for its calls: the out-length word, a tag and a prefix or suffix
- * byte, written and read within one call, so every key of this thread (module instances are per
+ * The library and one scratch for its calls: the out-length word and a prefix or suffix byte,
+ * written and read within one call, so every key of this thread (module instances are per
  * thread) shares it. One per key cost about 700 bytes of a session's memory each, three keys a
  * session (issue 13). Backed by an ArrayBuffer of its own: a small typed array may live in the GC
  * heap and move when first viewed, which would leave a taken pointer stale.
