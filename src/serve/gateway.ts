@@ -7,6 +7,7 @@ import { ensureFirstAdmin, type FirstAdmin } from "../control/first-admin.ts";
 import { AuthStats } from "../control/auth/auth-stats.ts";
 import { RateLimitedLog } from "../control/rate-limited-log.ts";
 import { LoginFlow } from "../control/auth/login-flow.ts";
+import { BusyRetryAdvice } from "../control/auth/busy-retry-advice.ts";
 import { PasswordStep } from "../control/auth/password-step.ts";
 import { OtpStep } from "../control/auth/otp-step.ts";
 import { otpKeySource } from "../control/auth/otp-key.ts";
@@ -342,7 +343,7 @@ export async function startGateway(config: GatewayConfig, deps: GatewayDeps): Pr
     limitRates: (session, up, down) => (workers ? workers.limitRates(session, up, down) : plane!.firewalls.limitRates(session, { up, down })),
   });
   cleanups.push(reapplyOnChange(control.events, sessions));
-  const passwordStep = new PasswordStep(users);
+  const passwordStep = new PasswordStep(users, new BusyRetryAdvice({ now, random: Math.random }));
   const saml = setupSaml(config, samlReady.value, { findUser: (name) => store.getUser(name), groupExists: (name) => groups.get(name).ok, now, log: deps.log });
   const flow = new LoginFlow({
     users,

@@ -3,9 +3,7 @@ import type { AuthStep, LoginContext, StepResult } from "./auth-step.ts";
 import type { FormField } from "./login-form.ts";
 import { START_OVER } from "./retry-policy.ts";
 import { SERVER_BUSY } from "../../runtime/password-hasher.ts";
-
-/** How long a login refused by a busy password hasher is told to wait (the Retry-After header). */
-export const BUSY_RETRY_AFTER_SECONDS = 2;
+import { BusyRetryAdvice } from "./busy-retry-advice.ts";
 
 /**
  * User name and password, checked against the stored argon2id hash. After a certificate
@@ -16,7 +14,11 @@ export class PasswordStep implements AuthStep {
   /** A wrong password starts the login over (after a certificate, the certificate runs again first). */
   readonly retry = START_OVER;
 
-  constructor(private readonly users: UserService) {}
+  /** `busyRetry` says how long a login refused by the busy hasher waits (its Retry-After; busy-retry-advice.ts). */
+  constructor(
+    private readonly users: UserService,
+    private readonly busyRetry = new BusyRetryAdvice({ now: Date.now, random: Math.random }),
+  ) {}
 
   message(context: LoginContext): string {
     return context.user ? `Enter the password of ${context.user.name}.` : "Please enter your user name and password.";
@@ -42,9 +44,11 @@ export class PasswordStep implements AuthStep {
     if (!checked.ok) {
       // A login storm (server_busy) or a failed hashing worker: no answer about the password, not a guess.
       // Busy (a storm): Retry-After tells a scripted client (or the load generator) when; openconnect shows the message.
-      const refused = { kind: "refused", error: "The gateway is busy: try again in a few seconds.", reason: checked.error.code, counts: false } as const;
-      return checked.error.code === SERVER_BUSY ? { ...refused, retryAfterSeconds: BUSY_RETRY_AFTER_SECONDS, crowd: true } : refused;
+      if (checked.error.code !== SERVER_BUSY) return { kind: "refused", error: "The gateway could not check the password: try again in a few seconds.", reason: checked.error.code, counts: false };
+      const wait = this.busyRetry.refused();
+      return { kind: "refused", error: `The gateway is busy: try again in ${wait} seconds.`, reason: SERVER_BUSY, counts: false, retryAfterSeconds: wait, crowd: true };
     }
+    this.busyRetry.checked();
     const user = checked.value;
     if (!user) {
       this.users.recordFailure(name);

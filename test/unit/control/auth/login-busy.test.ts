@@ -3,7 +3,8 @@ import { createHash } from "node:crypto";
 import { AuthStats } from "../../../../src/control/auth/auth-stats.ts";
 import { LoginFlow } from "../../../../src/control/auth/login-flow.ts";
 import { LoginGuard } from "../../../../src/control/auth/login-guard.ts";
-import { BUSY_RETRY_AFTER_SECONDS, PasswordStep } from "../../../../src/control/auth/password-step.ts";
+import { BusyRetryAdvice } from "../../../../src/control/auth/busy-retry-advice.ts";
+import { PasswordStep } from "../../../../src/control/auth/password-step.ts";
 import { GroupService } from "../../../../src/control/groups.ts";
 import { SessionRegistry } from "../../../../src/control/sessions.ts";
 import { UserService } from "../../../../src/control/users.ts";
@@ -33,7 +34,7 @@ async function fixture() {
   const guard = new LoginGuard({ maxFailuresPerIp: 2, maxFailuresPerUser: 2, windowSeconds: 60, banSeconds: 60, now: Date.now });
   const stats = new AuthStats();
   const logged: string[] = [];
-  const flow = new LoginFlow({ users, groups, sessions: new SessionRegistry(300_000, Date.now), stats, guard, steps: { password: new PasswordStep(users) }, now: Date.now, log: (l) => logged.push(l) });
+  const flow = new LoginFlow({ users, groups, sessions: new SessionRegistry(300_000, Date.now), stats, guard, steps: { password: new PasswordStep(users, new BusyRetryAdvice({ now: Date.now, random: () => 0.5 })) }, now: Date.now, log: (l) => logged.push(l) });
   const login = (password: string) =>
     flow.handle({ kind: "answer", answers: new Map([["username", "alice"], ["password", password]]), client: { peer: "t", ip: "192.0.2.9", capabilities: [] } });
   return { login, state, stats, guard, users, logged };
@@ -44,11 +45,11 @@ describe("a login while the password hasher is busy (a login storm beyond its bo
     const { login, state, stats, guard, users, logged } = await fixture();
     state.busy = true;
     for (let i = 0; i < 3; i++) {
-      expect(await login("pw-alice")).toEqual({ kind: "refused", message: "The gateway is busy: try again in a few seconds.", retryAfterSeconds: BUSY_RETRY_AFTER_SECONDS });
+      expect(await login("pw-alice")).toEqual({ kind: "refused", message: "The gateway is busy: try again in 2 seconds.", retryAfterSeconds: 2 });
     }
     expect(stats.failures.get("server_busy")).toBe(3);
     // A storm meets this refusal by the thousand: one log line per interval, not one per login.
-    expect(logged.filter((l) => l.includes("server_busy"))).toEqual(['login refused reason=server_busy: "The gateway is busy: try again in a few seconds."']);
+    expect(logged.filter((l) => l.includes("server_busy"))).toEqual(['login refused reason=server_busy: "The gateway is busy: try again in 2 seconds."']);
     expect(guard.check("192.0.2.9", "alice")).toBeUndefined(); // three refusals, two allowed failures: no ban
     expect(users.get("alice").ok && users.get("alice")).toMatchObject({ value: { failedLogins: 0 } });
     state.busy = false;
