@@ -22,6 +22,8 @@ export interface HandshakeGuard {
   onPause(open: number): void;
   /** Listening again failed; retried with a growing delay. */
   onResumeError(e: Error): void;
+  /** A client's handshake did not finish within handshakeMs and was closed (`peer` is address:port). */
+  onHandshakeTimeout?(peer: string): void;
 }
 
 export interface TlsListenOptions {
@@ -201,6 +203,7 @@ function guardHandshakes(server: Server, guard: HandshakeGuard, gate: AcceptGate
     const key = connectionKey(raw);
     const timer = setTimeout(() => {
       guard.counters.timeout("handshake");
+      guard.onHandshakeTimeout?.(`${raw.remoteAddress}:${raw.remotePort}`);
       raw.destroy();
     }, guard.handshakeMs);
     timer.unref?.(); // must not keep a stopping gateway alive

@@ -6,6 +6,7 @@ import { ensureAdminToken } from "../control/api-tokens.ts";
 import { ensureFirstAdmin, type FirstAdmin } from "../control/first-admin.ts";
 import { AuthStats } from "../control/auth/auth-stats.ts";
 import { RateLimitedLog } from "../control/rate-limited-log.ts";
+import { handshakeTimeoutLog } from "../front/handshake-timeout-log.ts";
 import { LoginFlow } from "../control/auth/login-flow.ts";
 import { BusyRetryAdvice } from "../control/auth/busy-retry-advice.ts";
 import { PasswordStep } from "../control/auth/password-step.ts";
@@ -430,6 +431,7 @@ export async function startGateway(config: GatewayConfig, deps: GatewayDeps): Pr
         maxOpen: budget.sessions + budget.unauthenticated,
         onPause: (open) => deps.log(logLine`tunnel port: not accepting for now: ${open} connections hold the descriptors the open-file limit ${budget.limit} leaves (see gw doctor); resumes as connections end`),
         onResumeError: (e) => deps.log(logLine`tunnel port: listening again failed: ${e.message}; retrying`),
+        onHandshakeTimeout: handshakeTimeoutLog(deps.log, now, FRONT_LIMITS.handshakeMs),
       },
       sealing: config.tlsRecordBatching ? recordSealing(deps.createGcmKey, deps.openRawTcp) : undefined,
       onConnection: (socket, slot, output) =>

@@ -9,6 +9,7 @@ import { FRONT_LIMITS } from "../front/front-limits.ts";
 import type { HttpRequest } from "../front/http-head.ts";
 import { serveConnection, type TunnelFront } from "../front/http-connection.ts";
 import { listenTls, recordSealing, tlsContextOptions } from "../front/tls-listener.ts";
+import { handshakeTimeoutLog } from "../front/handshake-timeout-log.ts";
 import { logLine } from "../log/log-line.ts";
 import { DropCounters } from "../net/drop-counters.ts";
 import { PolicyCompiler } from "../net/policy-compiler.ts";
@@ -150,6 +151,7 @@ class TunnelWorker {
         maxOpen: config.maxOpen,
         onPause: (open) => log(logLine`worker ${this.context.index}: ${open} connections hold its descriptors: new ones are closed until some end`),
         onResumeError: () => {},
+        onHandshakeTimeout: handshakeTimeoutLog(log, this.now, FRONT_LIMITS.handshakeMs, this.context.index),
       },
       sealing: config.tlsRecordBatching ? recordSealing(this.deps.createGcmKey, this.deps.openRawTcp) : undefined,
       onConnection: (socket, slot, output) => serveConnection(socket, front, slot, output),

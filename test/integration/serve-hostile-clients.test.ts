@@ -88,6 +88,10 @@ describe.skipIf(!e2eAvailable())("the tunnel port under hostile load", () => {
     const front = status().front!;
     expect(front.timedOut.handshake).toBeGreaterThanOrEqual(300);
     expect(front.unauthenticated).toBe(0);
+    // The log names a timed-out handshake, once per 10 s however many there were.
+    const said = (gw.stdout() + gw.stderr()).split("\n").filter((l) => l.includes("did not finish within 10 s"));
+    expect(said).toHaveLength(1);
+    expect(said[0]).toMatch(/tunnel port: the TLS handshake of 127\.[\d.]+:\d+ did not finish within 10 s: closed/);
   }, 90_000);
 
   test("a request head sent one byte a second is cut off at the head time-out", async () => {
