@@ -7,6 +7,7 @@ import type { ChangeContext } from "./change-context.ts";
 import { emptyPolicy, groupPolicySchema, policyWarnings, type GroupPolicy } from "./group-policy.ts";
 import { groupNameSchema } from "./names.ts";
 import { mergePatch } from "./patch.ts";
+import { StoredPolicies } from "./stored-policies.ts";
 import { validationError } from "./zod-errors.ts";
 import { policyWarningSchema } from "./policy-views.ts";
 
@@ -27,6 +28,8 @@ export type GroupView = z.infer<typeof groupViewSchema>;
  * and session timeouts and the session limit too.
  */
 export class GroupService {
+  private readonly stored = new StoredPolicies();
+
   constructor(
     private readonly store: Store,
     private readonly now: () => number,
@@ -86,7 +89,7 @@ export class GroupService {
    */
   policies(): GroupPolicy[] {
     return this.store.listGroups().map((r) => {
-      const policy = parseStoredPolicy(r);
+      const policy = this.stored.of(r);
       return policy.ok ? policy.value : emptyPolicy;
     });
   }
@@ -112,7 +115,7 @@ export class GroupService {
   policyOf(name: string): Result<GroupPolicy> {
     const record = this.store.getGroup(name);
     if (!record) return err("group_not_found", `no group named ${name}`);
-    return parseStoredPolicy(record);
+    return this.stored.of(record);
   }
 
   private insert(name: string, policy: GroupPolicy, actor: Actor): Result<GroupView> {
@@ -153,7 +156,7 @@ export class GroupService {
   }
 
   private view(record: GroupRecord): GroupView {
-    const policy = parseStoredPolicy(record);
+    const policy = this.stored.of(record);
     const warnings = policy.ok ? policyWarnings(policy.value).map((message) => ({ message })) : [];
     return {
       name: record.name,
@@ -173,15 +176,4 @@ function notFound<T>(name: string): Result<T> {
 function checkGroupName(name: string): Result<never> | undefined {
   const parsed = groupNameSchema.safeParse(name);
   return parsed.success ? undefined : validationError(parsed.error, "group name");
-}
-
-function parseStoredPolicy(record: GroupRecord): Result<GroupPolicy> {
-  let json: unknown;
-  try {
-    json = JSON.parse(record.policyJson);
-  } catch {
-    return err("store_corrupt", `group ${record.name} has an unreadable policy in the store: recreate the group`);
-  }
-  const parsed = groupPolicySchema.safeParse(json);
-  return parsed.success ? ok(parsed.data) : validationError(parsed.error, `stored policy of group ${record.name}`);
 }
