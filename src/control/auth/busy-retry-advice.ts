@@ -55,7 +55,7 @@ export class BusyRetryAdvice {
     return Math.max(1, Math.round(spread));
   }
 
-  /** The mean wait now (seconds), for status and tests. */
+  /** The mean wait now (seconds). */
   get mean(): number {
     this.roll();
     return this.meanSeconds;
