@@ -1,5 +1,5 @@
 import { RateLimitedLog } from "../control/rate-limited-log.ts";
-import { logLine, type Log } from "../log/log-line.ts";
+import { logLine, type Log, type LogLine } from "../log/log-line.ts";
 
 /**
  * The log line for a TLS handshake the front closed unfinished, at most once per 10 s with the
@@ -10,11 +10,7 @@ import { logLine, type Log } from "../log/log-line.ts";
 export function handshakeTimeoutLog(log: Log, now: () => number, handshakeMs: number, worker?: number): (peer: string) => void {
   const limited = new RateLimitedLog(10_000, now, log);
   const seconds = Math.round(handshakeMs / 1000);
-  const why = "a slow or vanished client, or a gateway too busy to answer: gw status counts them";
+  const where = worker === undefined ? logLine`tunnel port` : logLine`worker ${worker}`;
   return (peer) =>
-    limited.say(
-      worker === undefined
-        ? logLine`tunnel port: the TLS handshake of ${peer} did not finish within ${seconds} s: closed (${why})`
-        : logLine`worker ${worker}: the TLS handshake of ${peer} did not finish within ${seconds} s: closed (${why})`,
-    );
+    limited.say((where + logLine`: the TLS handshake of ${peer} did not finish within ${seconds} s: closed (a slow or vanished client, or a gateway too busy to answer: gw status counts them)`) as LogLine);
 }
