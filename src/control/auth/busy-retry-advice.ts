@@ -63,7 +63,9 @@ export class BusyRetryAdvice {
 
   /** Closes the windows that ended since the last call and moves the mean by what they saw. */
   private roll(): void {
-    const elapsed = this.o.now() - this.windowStart;
+    const now = this.o.now();
+    const elapsed = now - this.windowStart;
+    if (elapsed < 0) this.windowStart = now; // the clock was set back: start the window again, not wait for it to catch up
     if (elapsed < WINDOW_MS) return;
     const windows = Math.floor(elapsed / WINDOW_MS);
     let mean = this.meanSeconds;

@@ -61,4 +61,14 @@ describe("the Retry-After of a login refused by the busy password hasher", () =>
     const least = advice(() => 0);
     expect(least.second(1, 10)).toEqual([1]);
   });
+
+  test("a clock set back does not hold the mean where it was", () => {
+    const { a, clock, second } = advice();
+    for (let i = 0; i < 3; i++) second(480, 40);
+    expect(a.mean).toBe(16);
+    clock.t -= 3_600_000; // an hour back
+    second(0, 40);
+    second(0, 40);
+    expect(a.mean).toBe(4);
+  });
 });
