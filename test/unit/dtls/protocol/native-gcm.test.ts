@@ -122,6 +122,27 @@ describe("native AES-GCM record protection", () => {
     }
   });
 
+  test("a pseudo-header libcrypto refuses (its length field shorter than nonce and tag) never opens a good record, first or later", () => {
+    const suite = gcmSuites[0]!;
+    const keys = keysFor(suite);
+    const client = createRecordProtection(suite, keys, "client");
+    for (const before of [0, 1]) {
+      const opener = createGcmKey(keys.clientKey, keys.clientSalt)!;
+      const record = (seq: number) => parsed(client.seal(ContentType.applicationData, 1, seq, new Uint8Array(40)));
+      const header = (rec: ReturnType<typeof record>, length: number) =>
+        Uint8Array.of(0, 1, 0, 0, 0, 0, 0, rec.seq, rec.type, 0xfe, 0xfd, length >> 8, length & 0xff);
+      // With `before`, one good record went through first (libcrypto's state after a record differs from a fresh key's).
+      for (let i = 0; i < before; i++) {
+        const good = record(10 + i);
+        expect(opener.openRecordInPlace(header(good, good.fragment.length), good.fragment)).toBe(true);
+      }
+      for (const length of [4, 20]) {
+        const rec = record(20 + length);
+        expect(opener.openRecordInPlace(header(rec, length), rec.fragment)).toBe(false);
+      }
+    }
+  });
+
   test("a tampered record, tag, header field or wrong version does not open; the next good one does", () => {
     const suite = gcmSuites[0]!;
     const keys = keysFor(suite);
