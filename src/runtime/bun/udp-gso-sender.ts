@@ -4,6 +4,7 @@ import { GSO_MAX_SEGMENTS, gsoRunLength } from "../linux/udp-gso-runs.ts";
 import { SockaddrCache } from "../linux/sockaddr-cache.ts";
 import { SOCKADDR_BYTES, writeSockaddrPort, type SocketFamily } from "../linux/sockaddr.ts";
 import type { UdpLibc } from "./udp-libc.ts";
+import { PlainSender } from "./udp-plain-sender.ts";
 
 type Batch = (Uint8Array | number | string)[];
 
@@ -23,24 +24,29 @@ export interface GsoStats {
   gsoDatagrams: number;
   /** Datagrams handed to the plain path (runs of one, unreachable addresses, refused runs). */
   plainDatagrams: number;
+  /** Of those, the ones Bun's own sendMany took (an address this socket cannot express, an empty datagram). */
+  fallbackDatagrams: number;
 }
 
 /**
  * sendMany over UDP GSO: runs of same-size datagrams to one peer (see gsoRunLength) leave in one
- * sendmsg with a UDP_SEGMENT cmsg and one iovec per datagram (no copy); everything else goes
- * through `sendPlain` (Bun's sendmmsg), in the batch's order. Returns how many datagrams the
- * kernel took, like sendmmsg: a GSO send counts all its segments; a full buffer drops them.
- * Nothing is allocated per datagram: the msghdr block is this sender's, and peers' sockaddrs are cached.
+ * sendmsg with a UDP_SEGMENT cmsg and one iovec per datagram (no copy); the rest leave together
+ * in one sendmmsg (PlainSender), in the batch's order; only what this socket's family cannot
+ * address goes through `sendPlain` (Bun's sendMany). Returns how many datagrams the kernel took,
+ * like sendmmsg: a GSO send counts all its segments; a full buffer drops them. Nothing is
+ * allocated per datagram: the msghdr blocks are this sender's, and peers' sockaddrs are cached.
  */
 export class GsoSender {
-  readonly stats: GsoStats = { enabled: true, gsoSends: 0, gsoDatagrams: 0, plainDatagrams: 0 };
+  readonly stats: GsoStats = { enabled: true, gsoSends: 0, gsoDatagrams: 0, plainDatagrams: 0, fallbackDatagrams: 0 };
   private readonly block = new Uint8Array(new ArrayBuffer(BLOCK_BYTES));
   private readonly words = new Uint32Array(this.block.buffer);
   private readonly name = this.block.subarray(NAME_AT, NAME_AT + SOCKADDR_BYTES);
   private readonly msghdr: Pointer;
   private readonly sockaddrs: SockaddrCache;
   /** Datagrams waiting for the plain path, flushed before the next GSO send to keep the order. */
-  private readonly plain: Batch = [];
+  private readonly plain: PlainSender;
+  /** Datagrams waiting for Bun's sendMany; it and `plain` are never both non-empty. */
+  private readonly fallback: Batch = [];
 
   constructor(
     private readonly fd: number,
@@ -49,6 +55,7 @@ export class GsoSender {
     private readonly sendPlain: (batch: Batch) => number,
   ) {
     this.sockaddrs = new SockaddrCache(family);
+    this.plain = new PlainSender(fd, libc);
     this.msghdr = ptr(this.block);
     const base = this.msghdr as number;
     this.writeWord64(MSGHDR.name, base + NAME_AT);
@@ -61,7 +68,6 @@ export class GsoSender {
   }
 
   sendMany(batch: Batch): number {
-    if (!this.stats.enabled) return this.sendPlain(batch);
     const count = (batch.length / 3) | 0;
     let sent = 0;
     for (let i = 0; i < count; ) {
@@ -76,10 +82,10 @@ export class GsoSender {
         } else {
           const failure = classifyGsoFailure(errno);
           if (failure === "unsupported") this.stats.enabled = false;
-          if (failure !== "drop") this.queuePlain(batch, i, run);
+          if (failure !== "drop") sent += this.queuePlain(batch, i, run);
         }
       } else {
-        this.queuePlain(batch, i, run);
+        sent += this.queuePlain(batch, i, run);
       }
       i += run;
     }
@@ -106,16 +112,35 @@ export class GsoSender {
     return this.libc.sendmsg(this.fd, this.msghdr, MSG_DONTWAIT) >= 0 ? 0 : this.libc.errno();
   }
 
-  private queuePlain(batch: Batch, start: number, run: number): void {
+  /** Queues datagrams start..start+run-1 for the plain path; returns how many a queue that filled up sent meanwhile. */
+  private queuePlain(batch: Batch, start: number, run: number): number {
+    let sent = 0;
     const end = (start + run) * 3;
-    for (let j = start * 3; j < end; j++) this.plain.push(batch[j]!);
+    for (let at = start * 3; at < end; at += 3) {
+      const data = batch[at] as Uint8Array;
+      const address = this.sockaddrs.get(batch[at + 2] as string);
+      if (address.length > 0 && data.byteLength > 0) {
+        if (this.fallback.length > 0) sent += this.flushFallback();
+        sent += this.plain.add(data, batch[at + 1] as number, address);
+      } else {
+        if (this.plain.size > 0) sent += this.plain.flush();
+        this.fallback.push(data, batch[at + 1]!, batch[at + 2]!);
+        this.stats.fallbackDatagrams++;
+      }
+    }
     this.stats.plainDatagrams += run;
+    return sent;
   }
 
+  /** Sends whichever plain queue holds datagrams (never both). */
   private flushPlain(): number {
-    if (this.plain.length === 0) return 0;
-    const sent = this.sendPlain(this.plain);
-    this.plain.length = 0;
+    return this.plain.size > 0 ? this.plain.flush() : this.flushFallback();
+  }
+
+  private flushFallback(): number {
+    if (this.fallback.length === 0) return 0;
+    const sent = this.sendPlain(this.fallback);
+    this.fallback.length = 0;
     return sent;
   }
 

@@ -2,12 +2,13 @@ import { dlopen, read } from "bun:ffi";
 import { openFirst } from "../linux/libc-names.ts";
 
 /**
- * The libc calls the UDP socket needs beyond Bun's own (the GSO send path, buffer sizes; for an adopted socket, its flags), bound with bun:ffi. sendmsg returns ssize_t, bound
+ * The libc calls the UDP socket needs beyond Bun's own (the send paths, buffer sizes; for an adopted socket, its flags), bound with bun:ffi. sendmsg returns ssize_t, bound
  * as i32: one GSO send carries at most 64 KiB and -1 keeps its value, and i32 avoids a BigInt per call.
  */
 export function loadUdpLibc() {
   const { symbols } = openFirst((name) => dlopen(name, {
     sendmsg: { args: ["i32", "ptr", "i32"], returns: "i32" },
+    sendmmsg: { args: ["i32", "ptr", "u32", "i32"], returns: "i32" },
     fcntl: { args: ["i32", "i32", "i64"], returns: "i32" },
     setsockopt: { args: ["i32", "i32", "i32", "ptr", "u32"], returns: "i32" },
     getsockopt: { args: ["i32", "i32", "i32", "ptr", "ptr"], returns: "i32" },
@@ -16,6 +17,8 @@ export function loadUdpLibc() {
   return {
     /** sendmsg(fd, msghdr at `msghdr`, flags). */
     sendmsg: symbols.sendmsg,
+    /** sendmmsg(fd, the first mmsghdr at `vector`, how many, flags): how many went, or -1 (errno). */
+    sendmmsg: symbols.sendmmsg,
     /** fcntl(fd, command, arg) with an integer argument (F_GETFL, F_SETFL). */
     fcntl: (fd: number, command: number, arg: number): number => symbols.fcntl(fd, command, arg),
     /** An int socket option: 0 or -1 (errno). */

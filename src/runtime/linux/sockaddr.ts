@@ -41,10 +41,10 @@ export function encodeSockaddr(out: Uint8Array, address: string, family: SocketF
   return SOCKADDR_IN6_BYTES;
 }
 
-/** Sets the port (network byte order) of a sockaddr_in or sockaddr_in6. */
-export function writeSockaddrPort(out: Uint8Array, port: number): void {
-  out[2] = (port >> 8) & 0xff;
-  out[3] = port & 0xff;
+/** Sets the port (network byte order) of a sockaddr_in or sockaddr_in6 that starts at `at` in `out`. */
+export function writeSockaddrPort(out: Uint8Array, port: number, at = 0): void {
+  out[at + 2] = (port >> 8) & 0xff;
+  out[at + 3] = port & 0xff;
 }
 
 export function parseIpv4(text: string): Uint8Array | null {

@@ -8,12 +8,15 @@ export const MSG_DONTWAIT = 0x40;
 
 export const MSGHDR = { name: 0, namelen: 8, iov: 16, iovlen: 24, control: 32, controllen: 40, flags: 48, bytes: 56 } as const;
 export const IOVEC = { base: 0, len: 8, bytes: 16 } as const;
+/** struct mmsghdr: a msghdr, then the kernel's count of bytes sent, padded to 8. */
+export const MMSGHDR = { hdr: 0, len: 56, bytes: 64 } as const;
 /** cmsghdr is { size_t len; int level; int type; } then the data, aligned to 8. */
 export const CMSG = { len: 0, level: 8, type: 12, data: 16 } as const;
 /** CMSG_LEN(sizeof(u16)) and CMSG_SPACE(sizeof(u16)). */
 export const CMSG_SEGMENT_LEN = 18;
 export const CMSG_SEGMENT_SPACE = 24;
 
+const EINTR = 4;
 const EIO = 5;
 const EAGAIN = 11;
 const EINVAL = 22;
@@ -33,4 +36,18 @@ export function classifyGsoFailure(errno: number): GsoFailure {
   if (errno === EAGAIN || errno === ENOBUFS) return "drop";
   if (errno === EINVAL || errno === EIO || errno === ENOPROTOOPT) return "unsupported";
   return "plain";
+}
+
+/**
+ * What a refused datagram in a sendmmsg means for the ones after it: "full" (EAGAIN, ENOBUFS: the
+ * socket's buffer is full, the rest would fail too), "again" (EINTR: try the same one again),
+ * "skip" (anything else concerns this datagram or its peer, such as a pending ICMP error or
+ * EMSGSIZE: it is lost, the rest still go).
+ */
+export type PlainSendFailure = "full" | "again" | "skip";
+
+export function classifyPlainFailure(errno: number): PlainSendFailure {
+  if (errno === EAGAIN || errno === ENOBUFS) return "full";
+  if (errno === EINTR) return "again";
+  return "skip";
 }
