@@ -2,8 +2,9 @@
  * UDP send cost: Bun's sendMany (sendmmsg, one datagram per message) against the GSO path
  * (src/runtime/bun/udp-gso-sender.ts: one sendmsg per same-size run). Batches of 64 datagrams of
  * 1,400 bytes (one TUN batch of full-size packets for one peer, as in a DTLS download) go to a
- * receiver in another process that drains its own socket. Prints datagrams/s the kernel took,
- * datagrams/s that arrived, and the sender process's CPU µs per datagram taken.
+ * receiver in another process that drains its own socket; then one datagram per call (a ping's
+ * reply, a DPD answer) through Bun's sendMany and through gw's own sendmmsg. Prints datagrams/s
+ * the kernel took, datagrams/s that arrived, and the sender process's CPU µs per datagram taken.
  *   ./node_modules/.bin/bun scripts/bench/udp-send.ts [seconds-per-case] [peers]
  * `peers` > 1 interleaves the batch over that many receiving ports (runs of 64/peers datagrams).
  */
@@ -51,12 +52,17 @@ async function main(): Promise<void> {
   for (let i = 0; i < BATCH; i++) batch.push(slab.subarray(i * 2048, i * 2048 + SIZE), ports[Math.floor((i * peers) / BATCH)]!, "127.0.0.1");
 
   console.log(`Bun ${Bun.version}, ${BATCH} datagrams of ${SIZE} bytes per batch to ${peers} peer(s) on 127.0.0.1, ${seconds}s per case; receiver in another process`);
-  const cases: [string, (b: typeof batch) => number][] = [
-    ["Bun sendMany (sendmmsg)", plain],
-    ["UDP GSO (sendmsg per run)", (b) => gso.sendMany(b)],
+  // One datagram per call, as a ping's reply or a DPD answer leaves: Bun's sendMany against gw's
+  // own sendmmsg (the GSO sender's plain path, src/runtime/bun/udp-plain-sender.ts).
+  const one = batch.slice(0, 3);
+  const cases: [string, (b: typeof batch) => number, number][] = [
+    ["Bun sendMany (sendmmsg)", plain, BATCH],
+    ["UDP GSO (sendmsg per run)", (b) => gso.sendMany(b), BATCH],
+    ["Bun sendMany, 1 per call", () => plain(one), 1],
+    ["gw sendmmsg, 1 per call", () => gso.sendMany(one), 1],
   ];
   for (const round of [1, 2]) {
-    for (const [label, send] of cases) {
+    for (const [label, send, perCall] of cases) {
       for (let i = 0; i < 200; i++) send(batch); // warm-up
       await Bun.sleep(200); // let the receiver drain the warm-up
       const before = await received();
@@ -68,7 +74,7 @@ async function main(): Promise<void> {
       while (performance.now() < end) {
         for (let k = 0; k < 16; k++) {
           taken += send(batch);
-          offered += BATCH;
+          offered += perCall;
         }
       }
       const elapsed = (performance.now() - start) / 1000;
@@ -84,7 +90,7 @@ async function main(): Promise<void> {
       );
     }
   }
-  console.log(`GSO sends ${gso.stats.gsoSends.toLocaleString("en-US")}, datagrams ${gso.stats.gsoDatagrams.toLocaleString("en-US")}, plain ${gso.stats.plainDatagrams.toLocaleString("en-US")}, enabled ${gso.stats.enabled}`);
+  console.log(`GSO sends ${gso.stats.gsoSends.toLocaleString("en-US")}, datagrams ${gso.stats.gsoDatagrams.toLocaleString("en-US")}, plain ${gso.stats.plainDatagrams.toLocaleString("en-US")} (Bun's ${gso.stats.fallbackDatagrams.toLocaleString("en-US")}), enabled ${gso.stats.enabled}`);
   child.stdin!.end();
   socket.close();
 }
