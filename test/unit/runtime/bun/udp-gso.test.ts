@@ -100,6 +100,13 @@ describe.skipIf(process.platform !== "linux")("UDP GSO through the kernel", () =
     expect(server.sendMany(again)).toBe(2);
     await settle([[atClient, 12]]);
     expect(atClient.slice(10).map((r) => r.data[0])).toEqual([20, 21]);
+    // single datagrams (gw's own sendmmsg) to both spellings of the peer
+    expect(server.sendMany([datagram(22, 77), peer.port, peer.address])).toBe(1);
+    expect(server.sendMany([datagram(23, 78), client.port, "127.0.0.1"])).toBe(1);
+    await settle([[atClient, 14]]);
+    expectDatagram(atClient[12], 22, 77);
+    expectDatagram(atClient[13], 23, 78);
+    expect(server.gso).toMatchObject({ plainDatagrams: 2, fallbackDatagrams: 0 });
   });
 
   test("runs of one and interleaved peers keep the batch's order per receiver", async () => {
