@@ -144,6 +144,7 @@ export class DtlsChannel {
       const e = this.o.established;
       const out = this.o.outbox.nextSlot();
       const length = e.protection.sealInto(ContentType.applicationData, e.epoch, this.sendSeq++, payload, out, type);
+      if (length === 0) return this.o.drops.count("dtls_seal_failed");
       this.o.outbox.addSealed(length, this.port, this.address);
       return;
     }
@@ -159,10 +160,12 @@ export class DtlsChannel {
     if (batched && plaintext.length + SEAL_MARGIN <= OUTBOX_SLOT_BYTES) {
       // The data path: sealed into the outbox's own buffer, sent with the batch.
       const length = e.protection.sealInto(ContentType.applicationData, e.epoch, this.sendSeq++, plaintext, this.o.outbox.nextSlot());
+      if (length === 0) return this.o.drops.count("dtls_seal_failed");
       this.o.outbox.addSealed(length, this.port, this.address);
       return;
     }
     const record = e.protection.seal(ContentType.applicationData, e.epoch, this.sendSeq++, plaintext);
+    if (record.length === 0) return this.o.drops.count("dtls_seal_failed");
     if (batched) this.o.outbox.add(record, this.port, this.address);
     else if (!this.o.udp.send(record, this.port, this.address)) this.o.drops.count("udp_send_failed");
   }

@@ -16,6 +16,7 @@ export type DropReason =
   | "dtls_rebind_refused" // a record from a new port of a client's address that was not authentic and new
   | "dtls_unknown_type" // a DTLS payload type we do not know
   | "dtls_handshake_failed"
+  | "dtls_seal_failed" // the crypto library refused to seal a record: nothing was sent
   | "udp_send_failed"
   | "policy_denied" // the session's access rules do not allow the packet (client -> LAN)
   | "policy_inbound_denied" // unsolicited from the LAN and no inbound rule allows it

@@ -4,9 +4,10 @@
  * (and allocates its output); a runtime that can reach the system's libcrypto gives this instead
  * (issue 13).
  *
- * A key either seals (made without a salt: the caller gives each record's nonce) or opens DTLS 1.2
- * records (made with its direction's 4-byte salt: the record carries the rest of the nonce), never
- * both. Buffers are read and written during the call only.
+ * A key made without a salt seals with a nonce the caller gives each record (seal); one made with
+ * its direction's 4-byte salt opens DTLS 1.2 records (openRecordInPlace: the record carries the
+ * rest of the nonce) or, when made to seal them, seals them (sealRecordInPlace: the key chooses the
+ * rest). Never both ways. Buffers are read and written during the call only.
  */
 export interface GcmKey {
   /**
@@ -25,12 +26,23 @@ export interface GcmKey {
    * garbage (a caller that must try the record again keeps a copy). Opening keys only.
    */
   openRecordInPlace(pseudoHeader: Uint8Array, fragment: Uint8Array): boolean;
+  /**
+   * Seals a DTLS 1.2 AES-GCM record's body in place, in one call as libssl does: `body` is room for
+   * the explicit nonce (8 bytes; the key writes it: a counter from a random start, so never twice
+   * under one key) ‖ the plaintext ‖ room for the tag (16 bytes). `pseudoHeader` is the 13-byte AAD
+   * (epoch and sequence number, type, version) whose length field holds the explicit nonce's and
+   * the plaintext's length (the key takes off the nonce's 8). False when the library refused: the
+   * body then still holds plaintext and must not be sent. Keys made to seal records only; a runtime
+   * without it leaves it out (callers then use seal).
+   */
+  sealRecordInPlace?(pseudoHeader: Uint8Array, body: Uint8Array): boolean;
   /** Frees the native context now instead of at a later collection; the key is not used again. */
   dispose?(): void;
 }
 
 /**
- * A key of 16 or 32 bytes; with `salt` (4 bytes) one that opens records, else one that seals.
- * Undefined when the native library is missing (callers fall back to node:crypto).
+ * A key of 16 or 32 bytes; with `salt` (4 bytes) one for DTLS records, which opens them unless
+ * `records` is "seal"; without, one that seals with the caller's nonces. Undefined when the native
+ * library is missing (callers fall back to node:crypto).
  */
-export type CreateGcmKey = (key: Uint8Array, salt?: Uint8Array) => GcmKey | undefined;
+export type CreateGcmKey = (key: Uint8Array, salt?: Uint8Array, records?: "open" | "seal") => GcmKey | undefined;

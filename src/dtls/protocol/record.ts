@@ -186,7 +186,8 @@ export interface RecordProtection {
    * The data path's seal: writes the whole record into `out` from 0 and returns its length
    * (`out` holds at least plaintext + 96 bytes: header, IV or nonce, tag or MAC, padding). A
    * `prefix` byte leads the sealed plaintext (the payload type of docs/protocol.md §7.5) without
-   * the caller copying the packet to put it there.
+   * the caller copying the packet to put it there. 0 when the crypto library refused to seal:
+   * nothing to send (seal then gives an empty record).
    */
   sealInto(type: number, epoch: number, seq: number, plaintext: Uint8Array, out: Uint8Array, prefix?: number): number;
   /**
@@ -210,7 +211,7 @@ export function createRecordProtection(suite: DtlsSuite, keys: TrafficKeys, side
     ? { key: keys.clientKey, mac: keys.clientMacKey, salt: keys.clientSalt }
     : { key: keys.serverKey, mac: keys.serverMacKey, salt: keys.serverSalt };
   if (suite.kind !== "gcm") return new CbcProtection(suite, w, r);
-  const nativeWrite = gcm?.(w.key);
+  const nativeWrite = gcm?.(w.key, w.salt, "seal");
   const nativeRead = nativeWrite && gcm?.(r.key, r.salt);
   return nativeWrite && nativeRead ? new NativeGcmProtection(suite, w, nativeWrite, nativeRead) : new GcmProtection(suite, w, r);
 }
@@ -450,11 +451,12 @@ class CbcProtection extends CopyingProtection {
 class NativeGcmProtection implements RecordProtection {
   readonly version: number;
   /**
-   * The sealing nonce, its salt set once (the reading key holds its own salt and takes the rest of
-   * each nonce from the record), and one AAD for both directions: a call fills it and the key reads
-   * it during the call only. Two small arrays a session instead of four (issue 13: memory per session).
+   * One AAD for both directions: a call fills it and the key reads it during the call only. Both
+   * keys hold their own salt and work in record mode, taking the rest of each nonce from the record
+   * or choosing it; only a writer without record mode needs the sealing nonce here, its salt set
+   * once. One or two small arrays a session instead of four (issue 13: memory per session).
    */
-  private readonly nonce = new Uint8Array(12);
+  private readonly nonce: Uint8Array | undefined;
   private readonly aad = new Uint8Array(13);
 
   constructor(
@@ -464,7 +466,9 @@ class NativeGcmProtection implements RecordProtection {
     private readonly reader: GcmKey,
   ) {
     this.version = suite.version;
-    this.nonce.set(w.salt, 0);
+    // Only a writer that takes the caller's nonces needs one.
+    this.nonce = writer.sealRecordInPlace ? undefined : new Uint8Array(12);
+    this.nonce?.set(w.salt, 0);
   }
 
   seal(type: number, epoch: number, seq: number, plaintext: Uint8Array): Uint8Array {
@@ -476,11 +480,24 @@ class NativeGcmProtection implements RecordProtection {
     const length = plaintext.length + (prefix === undefined ? 0 : 1);
     const bodyLength = 8 + length + TAG_LENGTH;
     writeRecordHeader(out, 0, type, this.version, epoch, seq, bodyLength);
+    if (this.nonce === undefined) {
+      // Record mode: the plaintext in place, then one call seals it there and writes the explicit
+      // nonce (its own counter: any value unique under the key will do, RFC 5288 §3) and the tag.
+      let at = RECORD_HEADER_LENGTH + 8;
+      if (prefix !== undefined) out[at++] = prefix;
+      out.set(plaintext, at);
+      fillPseudoHeader(this.aad, type, this.version, epoch, seq, 8 + length);
+      const body = out.subarray(RECORD_HEADER_LENGTH, RECORD_HEADER_LENGTH + bodyLength);
+      if (this.writer.sealRecordInPlace!(this.aad, body)) return RECORD_HEADER_LENGTH + bodyLength;
+      out.fill(0, 0, RECORD_HEADER_LENGTH + bodyLength); // the plaintext must not leave
+      return 0;
+    }
     // Explicit nonce = epoch ‖ seq, i.e. bytes 3..10 of the header.
     out.copyWithin(RECORD_HEADER_LENGTH, 3, 11);
-    for (let i = 0; i < 8; i++) this.nonce[4 + i] = out[3 + i]!;
+    const nonce = this.nonce;
+    for (let i = 0; i < 8; i++) nonce[4 + i] = out[3 + i]!;
     fillPseudoHeader(this.aad, type, this.version, epoch, seq, length);
-    this.writer.seal(this.nonce, this.aad, plaintext, out, RECORD_HEADER_LENGTH + 8, prefix);
+    this.writer.seal(nonce, this.aad, plaintext, out, RECORD_HEADER_LENGTH + 8, prefix);
     return RECORD_HEADER_LENGTH + bodyLength;
   }
 

@@ -7,6 +7,7 @@ import { SessionRegistry } from "../../../src/control/sessions.ts";
 import { DropCounters } from "../../../src/net/drop-counters.ts";
 import type { UdpSocket } from "../../../src/runtime/udp.ts";
 import { createGcmKey } from "../../../src/runtime/bun/gcm-libcrypto.ts";
+import type { CreateGcmKey } from "../../../src/runtime/gcm.ts";
 import { findLegacySuite } from "../../../src/dtls/protocol/cipher-suites.ts";
 import { deriveTrafficKeys } from "../../../src/dtls/protocol/keys.ts";
 import { ContentType, createRecordProtection, parseRecord } from "../../../src/dtls/protocol/record.ts";
@@ -17,7 +18,7 @@ import { legacy12, toHex } from "./protocol/vectors.ts";
 const suite = findLegacySuite("X-DTLS12", "AES256-GCM-SHA384")!;
 const CLIENT = "203.0.113.2";
 
-function fixture() {
+function fixture(gcm: CreateGcmKey = createGcmKey) {
   const sent: { data: Uint8Array; port: number }[] = [];
   let handler: (d: Uint8Array, p: number, a: string) => void = () => {};
   const udp: UdpSocket = {
@@ -31,7 +32,7 @@ function fixture() {
     close: () => {},
   };
   const drops = new DropCounters();
-  const server = new DtlsServer({ udp, drops, now: Date.now, log: () => {}, handshakeOptions: { serverRandom: legacy12.serverRandom, gcm: createGcmKey } });
+  const server = new DtlsServer({ udp, drops, now: Date.now, log: () => {}, handshakeOptions: { serverRandom: legacy12.serverRandom, gcm } });
   const { session } = new SessionRegistry(60_000, Date.now).create({ user: "alice", group: "g", policy: { routes: [], excludeRoutes: [], dns: [] }, configHash: "h" });
   const packets: string[] = [];
   const tunnel = new SessionTunnel(() => {});
@@ -88,4 +89,18 @@ test("native GCM: a forged record is dropped and counted, the next genuine one s
   expect(drops.get("dtls_bad_record")).toBe(1);
   deliver(genuine);
   expect(packets).toEqual([toHex(packet(7))]);
+});
+
+test("a record the crypto library refuses to seal is not sent (its plaintext sits in the buffer) and is counted", () => {
+  // libcrypto's own keys, except that sealing a record fails (it never has; the path must still hold).
+  const refusing: CreateGcmKey = (key, salt, records) => {
+    const real = createGcmKey(key, salt, records);
+    return real && records === "seal" ? { seal: real.seal.bind(real), openRecordInPlace: real.openRecordInPlace.bind(real), sealRecordInPlace: () => false } : real;
+  };
+  const { server, tunnel, drops, sent } = fixture(refusing);
+  const before = sent.length;
+  for (let i = 0; i < 3; i++) tunnel.sendPacket(packet(i));
+  server.flush();
+  expect(sent.length).toBe(before);
+  expect(drops.get("dtls_seal_failed")).toBe(3);
 });

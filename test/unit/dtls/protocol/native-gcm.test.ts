@@ -23,7 +23,7 @@ describe("native AES-GCM record protection", () => {
   });
 
   for (const suite of gcmSuites) {
-    test(`${suite.header} ${suite.name}: same records as node:crypto, both ways`, () => {
+    test(`${suite.header} ${suite.name}: node:crypto opens its records and it opens node:crypto's, both ways`, () => {
       const keys = keysFor(suite);
       const nodeServer = createRecordProtection(suite, keys, "server");
       const nodeClient = createRecordProtection(suite, keys, "client");
@@ -33,11 +33,16 @@ describe("native AES-GCM record protection", () => {
       for (const size of [0, 1, 84, 1400, 4000]) {
         const pt = new Uint8Array(randomBytes(size));
         const seq = 0x123456789a + size;
-        // Sealing: identical bytes from both implementations.
+        // Sealing: the same header and length as node:crypto's record (the explicit nonce is
+        // libcrypto's own counter, so the bytes after the header differ), and the peer opens it.
         const out = new Uint8Array(RECORD_HEADER_LENGTH + size + 64);
         const n = nativeServer.sealInto(ContentType.applicationData, 1, seq, pt, out);
-        expect(toHex(out.subarray(0, n))).toBe(toHex(nodeServer.seal(ContentType.applicationData, 1, seq, pt)));
-        expect(toHex(nativeServer.seal(ContentType.applicationData, 1, seq, pt))).toBe(toHex(out.subarray(0, n)));
+        const reference = nodeServer.seal(ContentType.applicationData, 1, seq, pt);
+        expect(n).toBe(reference.length);
+        expect(toHex(out.subarray(0, RECORD_HEADER_LENGTH))).toBe(toHex(reference.subarray(0, RECORD_HEADER_LENGTH)));
+        const sealed = nodeClient.open(out.subarray(0, n));
+        expect(sealed.ok && toHex(sealed.value)).toBe(toHex(pt));
+        expect(nativeServer.seal(ContentType.applicationData, 1, seq, pt).length).toBe(n);
         // Opening what the other side sealed: in place for the data path, on a copy for open().
         const fromClient = nodeClient.seal(ContentType.applicationData, 1, seq, pt);
         const viaOpen = nativeServer.open(fromClient);
@@ -62,7 +67,7 @@ describe("native AES-GCM record protection", () => {
           const n = server.sealInto(ContentType.applicationData, 1, 99, payload, out, 0x03);
           const opened = client.open(out.subarray(0, n));
           expect(opened.ok && toHex(opened.value)).toBe("03" + toHex(payload));
-          if (suite.kind === "gcm") expect(toHex(out.subarray(0, n))).toBe(toHex(server.seal(ContentType.applicationData, 1, 99, Uint8Array.of(3, ...payload))));
+          expect(n).toBe(server.seal(ContentType.applicationData, 1, 99, Uint8Array.of(3, ...payload)).length);
         }
       }
     }
@@ -98,12 +103,61 @@ describe("native AES-GCM record protection", () => {
     expect(() => opener.openRecordInPlace(new Uint8Array(13), new Uint8Array(40))).toThrow("after dispose");
   });
 
-  test("a key opens or seals, as it was made: asked the other, it throws instead of using a context set up the other way", () => {
+  test("a key works one way, as it was made: asked another, it throws instead of using a context set up otherwise", () => {
     const sealer = createGcmKey(new Uint8Array(16))!;
     const opener = createGcmKey(new Uint8Array(16), new Uint8Array(4))!;
-    expect(() => sealer.openRecordInPlace(new Uint8Array(13), new Uint8Array(40))).toThrow("made to seal");
-    expect(() => opener.seal(new Uint8Array(12), new Uint8Array(13), new Uint8Array(10), new Uint8Array(2048), 0)).toThrow("made to open");
+    const recordSealer = createGcmKey(new Uint8Array(16), new Uint8Array(4), "seal")!;
+    const seal = (key: typeof sealer) => () => key.seal(new Uint8Array(12), new Uint8Array(13), new Uint8Array(10), new Uint8Array(2048), 0);
+    expect(() => sealer.openRecordInPlace(new Uint8Array(13), new Uint8Array(40))).toThrow("not made to open records");
+    expect(() => sealer.sealRecordInPlace!(new Uint8Array(13), new Uint8Array(40))).toThrow("not made to seal records");
+    expect(seal(opener)).toThrow("record key asked to seal with a nonce");
+    expect(() => opener.sealRecordInPlace!(new Uint8Array(13), new Uint8Array(40))).toThrow("not made to seal records");
+    expect(seal(recordSealer)).toThrow("record key asked to seal with a nonce");
+    expect(() => recordSealer.openRecordInPlace(new Uint8Array(13), new Uint8Array(40))).toThrow("not made to open records");
     expect(createGcmKey(new Uint8Array(16), new Uint8Array(3))).toBeUndefined();
+    expect(createGcmKey(new Uint8Array(16), new Uint8Array(3), "seal")).toBeUndefined();
+  });
+
+  test("records sealed in record mode: explicit nonces count up from a random start, never repeat, and open with the key", () => {
+    const suite = gcmSuites[0]!;
+    const keys = keysFor(suite);
+    const server = createRecordProtection(suite, keys, "server", createGcmKey);
+    const client = createRecordProtection(suite, keys, "client");
+    const nonces: bigint[] = [];
+    for (let i = 0; i < 300; i++) {
+      const pt = new Uint8Array(randomBytes(i % 50));
+      const record = server.seal(ContentType.applicationData, 1, 5000 + i, pt);
+      nonces.push(new DataView(record.buffer, record.byteOffset).getBigUint64(RECORD_HEADER_LENGTH));
+      const opened = client.open(record);
+      expect(opened.ok && toHex(opened.value)).toBe(toHex(pt));
+    }
+    for (let i = 1; i < nonces.length; i++) expect(nonces[i]! - nonces[i - 1]!).toBe(1n);
+    expect(new Set(nonces).size).toBe(300);
+    // Another key of the same secret (a second session's would differ anyway) starts elsewhere.
+    const again = createRecordProtection(suite, keys, "server", createGcmKey).seal(ContentType.applicationData, 1, 1, new Uint8Array(4));
+    expect(new DataView(again.buffer, again.byteOffset).getBigUint64(RECORD_HEADER_LENGTH)).not.toBe(nonces[0]!);
+  });
+
+  test("a record the key refuses to seal: sealInto says 0 and leaves no plaintext in the buffer; seal gives an empty record", () => {
+    const suite = gcmSuites[0]!;
+    const refusing = ((key, salt, records) => {
+      const real = createGcmKey(key, salt, records)!;
+      return records === "seal" ? { seal: real.seal.bind(real), openRecordInPlace: real.openRecordInPlace.bind(real), sealRecordInPlace: () => false } : real;
+    }) as typeof createGcmKey;
+    const server = createRecordProtection(suite, keysFor(suite), "server", refusing);
+    const out = new Uint8Array(2048);
+    const secret = new Uint8Array(100).fill(0xab);
+    expect(server.sealInto(ContentType.applicationData, 1, 7, secret, out, 0x00)).toBe(0);
+    expect(out.includes(0xab)).toBe(false);
+    expect(server.seal(ContentType.applicationData, 1, 8, secret).length).toBe(0);
+  });
+
+  test("a record-sealing key refuses a body too short for nonce and tag, and a pseudo-header libcrypto refuses", () => {
+    const sealer = createGcmKey(new Uint8Array(16), new Uint8Array(4), "seal")!;
+    const header = (length: number) => Uint8Array.of(0, 1, 0, 0, 0, 0, 0, 1, 23, 0xfe, 0xfd, length >> 8, length & 0xff);
+    expect(sealer.sealRecordInPlace!(header(8), new Uint8Array(23))).toBe(false);
+    expect(sealer.sealRecordInPlace!(header(4), new Uint8Array(40))).toBe(false); // shorter than its explicit nonce
+    expect(sealer.sealRecordInPlace!(header(8 + 16), new Uint8Array(40))).toBe(true); // and it still seals after
   });
 
   test("records opened in record mode: each length from empty to full, and a fragment too short for nonce and tag never opens", () => {
