@@ -1,6 +1,7 @@
 /**
- * What a UDP GSO sendmsg needs from Linux's ABI (x86-64 and aarch64 are both LP64 little-endian,
- * so one layout serves both): the option, the flag, and the byte offsets of msghdr, cmsghdr and iovec.
+ * What gw's own UDP sends need from Linux's ABI, a GSO sendmsg and a plain sendmmsg (x86-64 and
+ * aarch64 are both LP64 little-endian, so one layout serves both): the option, the flag, the byte
+ * offsets of msghdr, mmsghdr, cmsghdr and iovec, and what a refused send means.
  */
 export const SOL_UDP = 17;
 export const UDP_SEGMENT = 103;
