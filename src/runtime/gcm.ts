@@ -27,7 +27,8 @@ export interface GcmKey {
    */
   openRecordInPlace(pseudoHeader: Uint8Array, fragment: Uint8Array): boolean;
   /**
-   * Seals a DTLS 1.2 AES-GCM record's body in place, in one call as libssl does: `body` is room for
+   * Seals a DTLS 1.2 AES-GCM record's body in place, in one call as libssl does: the body is
+   * `length` bytes of `buffer` from `offset` (a view would cost an allocation per record): room for
    * the explicit nonce (8 bytes; the key writes it: a counter from a random start, so never twice
    * under one key) ‖ the plaintext ‖ room for the tag (16 bytes). `pseudoHeader` is the 13-byte AAD
    * (epoch and sequence number, type, version) whose length field holds the explicit nonce's and
@@ -35,7 +36,7 @@ export interface GcmKey {
    * body then still holds plaintext and must not be sent. Keys made to seal records only; a runtime
    * without it leaves it out (callers then use seal).
    */
-  sealRecordInPlace?(pseudoHeader: Uint8Array, body: Uint8Array): boolean;
+  sealRecordInPlace?(pseudoHeader: Uint8Array, buffer: Uint8Array, offset: number, length: number): boolean;
   /** Frees the native context now instead of at a later collection; the key is not used again. */
   dispose?(): void;
 }

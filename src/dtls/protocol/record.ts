@@ -487,8 +487,7 @@ class NativeGcmProtection implements RecordProtection {
       if (prefix !== undefined) out[at++] = prefix;
       out.set(plaintext, at);
       fillPseudoHeader(this.aad, type, this.version, epoch, seq, 8 + length);
-      const body = out.subarray(RECORD_HEADER_LENGTH, RECORD_HEADER_LENGTH + bodyLength);
-      if (this.writer.sealRecordInPlace!(this.aad, body)) return RECORD_HEADER_LENGTH + bodyLength;
+      if (this.writer.sealRecordInPlace!(this.aad, out, RECORD_HEADER_LENGTH, bodyLength)) return RECORD_HEADER_LENGTH + bodyLength;
       out.fill(0, 0, RECORD_HEADER_LENGTH + bodyLength); // the plaintext must not leave
       return 0;
     }

@@ -148,7 +148,7 @@ class LibcryptoGcmKey implements GcmKey {
    * when cold after 10 ms idle (issue 13: ping RTT).
    */
   openRecordInPlace(pseudoHeader: Uint8Array, fragment: Uint8Array): boolean {
-    return this.inRecordMode(OPENS_RECORDS, pseudoHeader, fragment);
+    return this.inRecordMode(OPENS_RECORDS, pseudoHeader, fragment, 0, fragment.length);
   }
 
   /**
@@ -156,23 +156,24 @@ class LibcryptoGcmKey implements GcmKey {
    * explicit nonce, encrypts and writes the tag. Two calls instead of six (a nonce, the AAD, the
    * type byte, the packet, the final block, the tag).
    */
-  sealRecordInPlace(pseudoHeader: Uint8Array, body: Uint8Array): boolean {
-    return this.inRecordMode(SEALS_RECORDS, pseudoHeader, body);
+  sealRecordInPlace(pseudoHeader: Uint8Array, buffer: Uint8Array, offset: number, length: number): boolean {
+    return this.inRecordMode(SEALS_RECORDS, pseudoHeader, buffer, offset, length);
   }
 
   /**
-   * libssl's record mode, either way: the AAD control, then EVP_Cipher in place over the body. A
+   * libssl's record mode, either way: the AAD control, then EVP_Cipher in place over the body
+   * (`length` bytes of `buffer` from `offset`, which must lie inside it). A
    * refused AAD leaves the context out of record mode, where EVP_Cipher would not check a tag
    * (opening) or write one (sealing): never go on without it (libcrypto's own state refuses too
    * today; this does not rely on it).
    */
-  private inRecordMode(use: typeof OPENS_RECORDS | typeof SEALS_RECORDS, pseudoHeader: Uint8Array, body: Uint8Array): boolean {
+  private inRecordMode(use: typeof OPENS_RECORDS | typeof SEALS_RECORDS, pseudoHeader: Uint8Array, buffer: Uint8Array, offset: number, length: number): boolean {
     const { lib, ctx } = this;
     if (this.disposed) throw new Error("AES-GCM key used after dispose");
     if (this.use !== use) throw new Error(use === OPENS_RECORDS ? "AES-GCM key not made to open records asked to open one" : "AES-GCM key not made to seal records asked to seal one");
-    if (body.length < RECORD_NONCE_AND_TAG) return false;
+    if (length < RECORD_NONCE_AND_TAG || offset < 0 || offset + length > buffer.length) return false;
     if (lib.c.EVP_CIPHER_CTX_ctrl(ctx, EVP_CTRL_AEAD_TLS1_AAD, 13, ptr(pseudoHeader)) <= 0) return false;
-    const at = ptr(body);
-    return lib.c.EVP_Cipher(ctx, at, at, body.length) >= 0;
+    const at = ptr(buffer, offset);
+    return lib.c.EVP_Cipher(ctx, at, at, length) >= 0;
   }
 }

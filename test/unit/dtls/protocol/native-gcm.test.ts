@@ -109,9 +109,9 @@ describe("native AES-GCM record protection", () => {
     const recordSealer = createGcmKey(new Uint8Array(16), new Uint8Array(4), "seal")!;
     const seal = (key: typeof sealer) => () => key.seal(new Uint8Array(12), new Uint8Array(13), new Uint8Array(10), new Uint8Array(2048), 0);
     expect(() => sealer.openRecordInPlace(new Uint8Array(13), new Uint8Array(40))).toThrow("not made to open records");
-    expect(() => sealer.sealRecordInPlace!(new Uint8Array(13), new Uint8Array(40))).toThrow("not made to seal records");
+    expect(() => sealer.sealRecordInPlace!(new Uint8Array(13), new Uint8Array(40), 0, 40)).toThrow("not made to seal records");
     expect(seal(opener)).toThrow("record key asked to seal with a nonce");
-    expect(() => opener.sealRecordInPlace!(new Uint8Array(13), new Uint8Array(40))).toThrow("not made to seal records");
+    expect(() => opener.sealRecordInPlace!(new Uint8Array(13), new Uint8Array(40), 0, 40)).toThrow("not made to seal records");
     expect(seal(recordSealer)).toThrow("record key asked to seal with a nonce");
     expect(() => recordSealer.openRecordInPlace(new Uint8Array(13), new Uint8Array(40))).toThrow("not made to open records");
     expect(createGcmKey(new Uint8Array(16), new Uint8Array(3))).toBeUndefined();
@@ -152,12 +152,13 @@ describe("native AES-GCM record protection", () => {
     expect(server.seal(ContentType.applicationData, 1, 8, secret).length).toBe(0);
   });
 
-  test("a record-sealing key refuses a body too short for nonce and tag, and a pseudo-header libcrypto refuses", () => {
+  test("a record-sealing key refuses a body too short for nonce and tag or outside its buffer, and a pseudo-header libcrypto refuses", () => {
     const sealer = createGcmKey(new Uint8Array(16), new Uint8Array(4), "seal")!;
     const header = (length: number) => Uint8Array.of(0, 1, 0, 0, 0, 0, 0, 1, 23, 0xfe, 0xfd, length >> 8, length & 0xff);
-    expect(sealer.sealRecordInPlace!(header(8), new Uint8Array(23))).toBe(false);
-    expect(sealer.sealRecordInPlace!(header(4), new Uint8Array(40))).toBe(false); // shorter than its explicit nonce
-    expect(sealer.sealRecordInPlace!(header(8 + 16), new Uint8Array(40))).toBe(true); // and it still seals after
+    expect(sealer.sealRecordInPlace!(header(8), new Uint8Array(23), 0, 23)).toBe(false);
+    expect(sealer.sealRecordInPlace!(header(4), new Uint8Array(40), 0, 40)).toBe(false); // shorter than its explicit nonce
+    expect(sealer.sealRecordInPlace!(header(8 + 16), new Uint8Array(40), 10, 40)).toBe(false); // a body past the buffer's end: never written
+    expect(sealer.sealRecordInPlace!(header(8 + 16), new Uint8Array(40), 0, 40)).toBe(true); // and it still seals after
   });
 
   test("records opened in record mode: each length from empty to full, and a fragment too short for nonce and tag never opens", () => {
