@@ -1,5 +1,5 @@
 import { ptr, type Pointer } from "bun:ffi";
-import { CMSG, CMSG_SEGMENT_LEN, CMSG_SEGMENT_SPACE, classifyGsoFailure, IOVEC, MSG_DONTWAIT, MSGHDR, SOL_UDP, UDP_SEGMENT } from "../linux/udp-gso-abi.ts";
+import { CMSG, CMSG_SEGMENT_LEN, CMSG_SEGMENT_SPACE, classifyGsoFailure, IOVEC, MSG_DONTWAIT, MSGHDR, SOL_UDP, UDP_SEGMENT, writeWord64 } from "../linux/udp-gso-abi.ts";
 import { GSO_MAX_SEGMENTS, gsoRunLength } from "../linux/udp-gso-runs.ts";
 import { SockaddrCache } from "../linux/sockaddr-cache.ts";
 import { SOCKADDR_BYTES, writeSockaddrPort, type SocketFamily } from "../linux/sockaddr.ts";
@@ -13,7 +13,6 @@ const NAME_AT = 64;
 const CONTROL_AT = 96;
 const IOV_AT = 128;
 const BLOCK_BYTES = IOV_AT + GSO_MAX_SEGMENTS * IOVEC.bytes;
-const TWO_32 = 2 ** 32;
 
 /** What went which way; read by tests and the benchmark. */
 export interface GsoStats {
@@ -58,11 +57,11 @@ export class GsoSender {
     this.plain = new PlainSender(fd, libc);
     this.msghdr = ptr(this.block);
     const base = this.msghdr as number;
-    this.writeWord64(MSGHDR.name, base + NAME_AT);
-    this.writeWord64(MSGHDR.iov, base + IOV_AT);
-    this.writeWord64(MSGHDR.control, base + CONTROL_AT);
-    this.writeWord64(MSGHDR.controllen, CMSG_SEGMENT_SPACE);
-    this.writeWord64(CONTROL_AT + CMSG.len, CMSG_SEGMENT_LEN);
+    writeWord64(this.words, MSGHDR.name, base + NAME_AT);
+    writeWord64(this.words, MSGHDR.iov, base + IOV_AT);
+    writeWord64(this.words, MSGHDR.control, base + CONTROL_AT);
+    writeWord64(this.words, MSGHDR.controllen, CMSG_SEGMENT_SPACE);
+    writeWord64(this.words, CONTROL_AT + CMSG.len, CMSG_SEGMENT_LEN);
     this.words[(CONTROL_AT + CMSG.level) >> 2] = SOL_UDP;
     this.words[(CONTROL_AT + CMSG.type) >> 2] = UDP_SEGMENT;
   }
@@ -102,10 +101,10 @@ export class GsoSender {
     for (let k = 0; k < run; k++) {
       const data = batch[at + k * 3] as Uint8Array;
       const iov = IOV_AT + k * IOVEC.bytes;
-      this.writeWord64(iov + IOVEC.base, ptr(data) as number);
-      this.writeWord64(iov + IOVEC.len, data.byteLength);
+      writeWord64(this.words, iov + IOVEC.base, ptr(data) as number);
+      writeWord64(this.words, iov + IOVEC.len, data.byteLength);
     }
-    this.writeWord64(MSGHDR.iovlen, run);
+    writeWord64(this.words, MSGHDR.iovlen, run);
     const segment = (batch[at] as Uint8Array).byteLength;
     this.block[CONTROL_AT + CMSG.data] = segment & 0xff; // u16 in host (little-endian) order
     this.block[CONTROL_AT + CMSG.data + 1] = segment >> 8;
@@ -142,11 +141,5 @@ export class GsoSender {
     const sent = this.sendPlain(this.fallback);
     this.fallback.length = 0;
     return sent;
-  }
-
-  /** A 64-bit field from a number below 2^53 (pointers and sizes), without BigInt. */
-  private writeWord64(offset: number, value: number): void {
-    this.words[offset >> 2] = value >>> 0;
-    this.words[(offset >> 2) + 1] = (value / TWO_32) >>> 0;
   }
 }

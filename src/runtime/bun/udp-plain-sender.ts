@@ -1,5 +1,5 @@
 import { ptr } from "bun:ffi";
-import { classifyPlainFailure, IOVEC, MMSGHDR, MSG_DONTWAIT, MSGHDR } from "../linux/udp-gso-abi.ts";
+import { classifyPlainFailure, IOVEC, MMSGHDR, MSG_DONTWAIT, MSGHDR, writeWord64 } from "../linux/udp-gso-abi.ts";
 import { writeSockaddrPort } from "../linux/sockaddr.ts";
 import type { CachedSockaddr } from "../linux/sockaddr-cache.ts";
 import type { UdpLibc } from "./udp-libc.ts";
@@ -10,7 +10,6 @@ const NAME_STRIDE = 32; // SOCKADDR_BYTES (28) rounded up to 8
 const IOVS_AT = PLAIN_SLOTS * MMSGHDR.bytes;
 const NAMES_AT = IOVS_AT + PLAIN_SLOTS * IOVEC.bytes;
 const BLOCK_BYTES = NAMES_AT + PLAIN_SLOTS * NAME_STRIDE;
-const TWO_32 = 2 ** 32;
 
 /**
  * Datagrams that are not a GSO run, queued into one preallocated mmsghdr vector and sent with
@@ -32,9 +31,9 @@ export class PlainSender {
     this.base = ptr(this.block) as number;
     for (let slot = 0; slot < PLAIN_SLOTS; slot++) {
       const header = slot * MMSGHDR.bytes + MMSGHDR.hdr;
-      this.writeWord64(header + MSGHDR.name, this.base + NAMES_AT + slot * NAME_STRIDE);
-      this.writeWord64(header + MSGHDR.iov, this.base + IOVS_AT + slot * IOVEC.bytes);
-      this.writeWord64(header + MSGHDR.iovlen, 1);
+      writeWord64(this.words, header + MSGHDR.name, this.base + NAMES_AT + slot * NAME_STRIDE);
+      writeWord64(this.words, header + MSGHDR.iov, this.base + IOVS_AT + slot * IOVEC.bytes);
+      writeWord64(this.words, header + MSGHDR.iovlen, 1);
       // control, controllen and flags stay 0
     }
   }
@@ -52,8 +51,8 @@ export class PlainSender {
     writeSockaddrPort(this.block, port, name);
     this.words[(slot * MMSGHDR.bytes + MSGHDR.namelen) >> 2] = address.length;
     const iov = IOVS_AT + slot * IOVEC.bytes;
-    this.writeWord64(iov + IOVEC.base, ptr(data) as number);
-    this.writeWord64(iov + IOVEC.len, data.byteLength);
+    writeWord64(this.words, iov + IOVEC.base, ptr(data) as number);
+    writeWord64(this.words, iov + IOVEC.len, data.byteLength);
     return sent;
   }
 
@@ -85,11 +84,5 @@ export class PlainSender {
     }
     this.queued = 0;
     return sent;
-  }
-
-  /** A 64-bit field from a number below 2^53 (pointers and sizes), without BigInt. */
-  private writeWord64(offset: number, value: number): void {
-    this.words[offset >> 2] = value >>> 0;
-    this.words[(offset >> 2) + 1] = (value / TWO_32) >>> 0;
   }
 }

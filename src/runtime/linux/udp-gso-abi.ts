@@ -9,6 +9,12 @@ export const MSG_DONTWAIT = 0x40;
 
 export const MSGHDR = { name: 0, namelen: 8, iov: 16, iovlen: 24, control: 32, controllen: 40, flags: 48, bytes: 56 } as const;
 export const IOVEC = { base: 0, len: 8, bytes: 16 } as const;
+/** A 64-bit field (a pointer or a size, below 2^53) at byte `offset` of a block seen as 32-bit words, without BigInt. */
+export function writeWord64(words: Uint32Array, offset: number, value: number): void {
+  words[offset >> 2] = value >>> 0;
+  words[(offset >> 2) + 1] = (value / 2 ** 32) >>> 0;
+}
+
 /** struct mmsghdr: a msghdr, then the kernel's count of bytes sent, padded to 8. */
 export const MMSGHDR = { hdr: 0, len: 56, bytes: 64 } as const;
 /** cmsghdr is { size_t len; int level; int type; } then the data, aligned to 8. */
