@@ -50,6 +50,8 @@ export function renderMetrics(s: Status, perUser: ReadonlyMap<string, UsageTotal
     [{ direction: "out" }, s.traffic.packetsOut],
   ]);
   metric("gw_auth_success_total", "counter", "Successful logins.", [[{}, s.auth.successes]]);
+  metric("gw_password_check_seconds_total", "counter", "Time spent checking passwords (argon2id), waits for a hashing thread included; divide by gw_password_checks_total for the mean.", [[{}, s.auth.passwordChecks.seconds]]);
+  metric("gw_password_checks_total", "counter", "Password checks that got an answer (right or wrong).", [[{}, s.auth.passwordChecks.count]]);
   metric("gw_auth_failure_total", "counter", "Failed logins by reason.", Object.entries(s.auth.failuresByReason).map(([reason, n]) => [{ reason }, n]));
   metric("gw_drops_total", "counter", "Packets dropped by the data path, by reason.", Object.entries(s.drops).map(([reason, n]) => [{ reason }, n]));
   metric("gw_policy_drops_total", "counter", "Packets dropped by access policies, by group and deciding rule (the group rule's index, or user_rule, no_allow, outside_routes, client_to_client).", s.policyDrops.map((d) => [{ group: d.group, rule: d.rule }, d.drops]));

@@ -206,7 +206,12 @@ export class ControlPlane {
       listeners: rt?.listeners() ?? null,
       sessions: { total: sessions.length, connected, cstp: connected - dtls, dtls },
       traffic: { bytesIn: traffic.bytesIn, bytesOut: traffic.bytesOut, packetsIn: traffic.packetsIn, packetsOut: traffic.packetsOut },
-      auth: { successes: this.authStats.successes, failures: this.authStats.failureTotal, failuresByReason: Object.fromEntries(this.authStats.failures) },
+      auth: {
+        successes: this.authStats.successes,
+        failures: this.authStats.failureTotal,
+        failuresByReason: Object.fromEntries(this.authStats.failures),
+        passwordChecks: { count: this.authStats.passwordChecks, seconds: this.authStats.passwordCheckSeconds },
+      },
       pool: rt?.pool() ?? null,
       pool6: rt?.pool6?.() ?? null,
       tun: rt?.tun() ?? null,

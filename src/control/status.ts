@@ -48,7 +48,13 @@ export const statusSchema = z.object({
   sessions: z.object({ total: z.number().int(), connected: z.number().int(), cstp: z.number().int(), dtls: z.number().int() }),
   /** Live sessions plus those that ended during this run; "in" = from clients. */
   traffic: trafficSchema,
-  auth: z.object({ successes: z.number().int(), failures: z.number().int(), failuresByReason: z.record(z.string(), z.number().int()) }),
+  auth: z.object({
+    successes: z.number().int(),
+    failures: z.number().int(),
+    failuresByReason: z.record(z.string(), z.number().int()),
+    /** Password checks that got an answer since the start, and their time in all (any wait for a hashing thread included). */
+    passwordChecks: z.object({ count: z.number().int(), seconds: z.number() }),
+  }),
   pool: z.object({ cidr: z.string(), capacity: z.number().int(), used: z.number().int() }).nullable(),
   /** Null without --pool6 (or when no server runs). */
   pool6: z.object({ cidr: z.string(), capacity: z.number().int(), used: z.number().int() }).nullable(),

@@ -344,7 +344,10 @@ export async function startGateway(config: GatewayConfig, deps: GatewayDeps): Pr
     limitRates: (session, up, down) => (workers ? workers.limitRates(session, up, down) : plane!.firewalls.limitRates(session, { up, down })),
   });
   cleanups.push(reapplyOnChange(control.events, sessions));
-  const passwordStep = new PasswordStep(users, new BusyRetryAdvice({ now, random: Math.random }));
+  const passwordStep = new PasswordStep(users, new BusyRetryAdvice({ now, random: Math.random }), {
+    clock: () => performance.now(),
+    checked: (ms) => control.authStats.passwordChecked(ms),
+  });
   const saml = setupSaml(config, samlReady.value, { findUser: (name) => store.getUser(name), groupExists: (name) => groups.get(name).ok, now, log: deps.log });
   const flow = new LoginFlow({
     users,

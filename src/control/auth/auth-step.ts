@@ -41,6 +41,8 @@ export interface LoginContext {
   setAside?: Set<AuthFactor>;
   /** Name typed in an earlier attempt, for the next form's default. */
   lastUserName?: string;
+  /** How long the last password check took (ms), for the login's log line. */
+  passwordCheckMs?: number;
   /** Wrong answers since the login (re)started: a step asked again counts them against its limit. */
   wrongAnswers?: number;
 }

@@ -277,7 +277,9 @@ export class LoginFlow {
     this.o.guard?.success(request.client.ip, user.name);
     this.o.stats.successes++;
     this.o.events?.emit({ type: "auth.success", user: user.name, group: group.name, session: session.id, peer: request.client.peer });
-    this.o.log(logLine`login ok user=${user.name} group=${group.name || "-"} session=${session.id} peer=${request.client.peer}`);
+    // password_check_ms: what the argon2id check cost this login (- when no password was asked).
+    const checkMs = context.passwordCheckMs?.toFixed(1) ?? "-";
+    this.o.log(logLine`login ok user=${user.name} group=${group.name || "-"} session=${session.id} peer=${request.client.peer} password_check_ms=${checkMs}`);
     return { kind: "success", session, token };
   }
 

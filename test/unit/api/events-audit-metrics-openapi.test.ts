@@ -83,6 +83,8 @@ describe("/metrics", () => {
     const f = apiFixture();
     f.connect("alice", "staff");
     f.control.authStats.failure("bad_password");
+    f.control.authStats.passwordChecked(40);
+    f.control.authStats.passwordChecked(60);
     f.control.runtime!.drops.count("spoofed_source");
     f.control.runtime!.drops.ruleCounts("staff").set(2, 3).set("no_allow", 1);
     expect((await f.request("GET", "/metrics", undefined, { token: null })).status).toBe(401);
@@ -95,6 +97,8 @@ describe("/metrics", () => {
       expect(r.text).toContain("gw_dtls_share 0");
       expect(r.text).toContain('gw_traffic_bytes_total{direction="in"} 1000');
       expect(r.text).toContain('gw_auth_failure_total{reason="bad_password"} 1');
+      expect(r.text).toContain("\ngw_password_check_seconds_total 0.1\n");
+      expect(r.text).toContain("\ngw_password_checks_total 2\n");
       expect(r.text).toContain('gw_drops_total{reason="spoofed_source"} 1');
       expect(r.text).toContain('gw_policy_drops_total{group="staff",rule="2"} 3');
       expect(r.text).toContain('gw_policy_drops_total{group="staff",rule="no_allow"} 1');

@@ -8,6 +8,7 @@ describe("API /api/v1/status", () => {
     f.connect("bob", "ops");
     f.control.authStats.successes = 2;
     f.control.authStats.failure("bad_password");
+    f.control.authStats.passwordChecked(48);
     expect((await f.request("DELETE", `/api/v1/connections/${a.id}`)).status).toBe(204);
     const r = await f.request("GET", "/api/v1/status");
     expect(r.status).toBe(200);
@@ -16,7 +17,7 @@ describe("API /api/v1/status", () => {
       listeners: { tunnel: { tcpPort: 443, udpPort: 443, tlsVersions: ["TLSv1.2", "TLSv1.3"] }, api: { port: 8443 } },
       sessions: { total: 1, connected: 1, cstp: 1, dtls: 0 },
       traffic: { bytesIn: 2000, packetsIn: 20, bytesOut: 0, packetsOut: 0 },
-      auth: { successes: 2, failures: 1, failuresByReason: { bad_password: 1 } },
+      auth: { successes: 2, failures: 1, failuresByReason: { bad_password: 1 }, passwordChecks: { count: 1, seconds: 0.048 } },
       pool: { cidr: "10.10.0.0/24", capacity: 253, used: 1 },
       tun: { name: "gw0", state: "up" },
     });
