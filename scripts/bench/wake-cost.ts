@@ -1,0 +1,82 @@
+/**
+ * What one wake-up costs a gateway thread: a UDP echo on 127.0.0.1, pinged once every 10 ms (a
+ * ping through the tunnel wakes gw once, for its request datagram), served two ways, each in a
+ * process of its own, alternated:
+ * - loop: Bun.udpSocket on the main thread, the way gw receives DTLS datagrams now: Bun's event
+ *   loop wakes, calls the socket's callback, then runs its own turn (microtasks, timers);
+ * - thread: a Worker blocking in its own epoll_wait through bun:ffi (wake/echo-thread.ts), as gw's
+ *   TUN reader does: the wake-up returns straight into JavaScript.
+ * Prints each round's median and 10th-percentile round trip seen by the client (its own wake-ups
+ * included, the same for both) and the serving thread's CPU per datagram, from the kernel's
+ * schedstat for that thread. A diagnosis, not a goal's figure.
+ *   ./node_modules/.bin/bun scripts/bench/wake-cost.ts [pings=400] [rounds=2]
+ */
+import { spawn, type ChildProcess } from "node:child_process";
+import { readFileSync } from "node:fs";
+import { createInterface } from "node:readline";
+
+type Server = "loop" | "thread";
+const INTERVAL_MS = 10;
+const WARM_UP = 100;
+const DATAGRAM = new Uint8Array(100);
+
+/** The server process: prints "port tid" of the thread that answers, then echoes until killed. */
+async function serve(kind: Server): Promise<void> {
+  if (kind === "loop") {
+    const socket = await Bun.udpSocket({ hostname: "127.0.0.1", port: 0, socket: { data: (s, data, port, address) => void s.send(data, port, address) } });
+    console.log(`${socket.port} ${process.pid}`);
+    return;
+  }
+  const worker = new Worker(new URL("./wake/echo-thread.ts", import.meta.url).href);
+  worker.onmessage = (event: MessageEvent<{ port: number; tid: number }>) => console.log(`${event.data.port} ${event.data.tid}`);
+  worker.postMessage(0);
+}
+
+/** ns the thread has run on a CPU (the first field of /proc/PID/task/TID/schedstat). */
+const threadNs = (pid: number, tid: number): number => Number(readFileSync(`/proc/${pid}/task/${tid}/schedstat`, "utf8").split(" ")[0]);
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+const quantile = (sorted: number[], q: number) => sorted[Math.min(sorted.length - 1, Math.floor(sorted.length * q))]!;
+
+async function main(pings: number, rounds: number): Promise<void> {
+  let answer: (() => void) | undefined;
+  const client = await Bun.udpSocket({ hostname: "127.0.0.1", port: 0, socket: { data: () => answer?.() } });
+  const pingOnce = async (port: number): Promise<number> => {
+    const started = performance.now();
+    const answered = new Promise<boolean>((resolve) => {
+      const timer = setTimeout(() => resolve(false), 1000);
+      answer = () => {
+        clearTimeout(timer);
+        resolve(true);
+      };
+    });
+    client.send(DATAGRAM, port, "127.0.0.1");
+    if (!(await answered)) throw new Error("wake-cost: no echo within 1 s");
+    return (performance.now() - started) * 1000;
+  };
+  console.log(`UDP echo, ${pings} pings of ${DATAGRAM.length} bytes every ${INTERVAL_MS} ms (after ${WARM_UP} to warm up), per round`);
+  for (let round = 1; round <= rounds; round++) {
+    for (const kind of ["loop", "thread"] as const) {
+      const child: ChildProcess = spawn(process.execPath, [import.meta.path, "--serve", kind], { stdio: ["ignore", "pipe", "inherit"] });
+      try {
+        const line = String((await createInterface({ input: child.stdout! })[Symbol.asyncIterator]().next()).value);
+        const [port, tid] = line.split(" ").map(Number) as [number, number];
+        for (let i = 0; i < WARM_UP; i++) await pingOnce(port).then(() => sleep(INTERVAL_MS));
+        const cpu0 = threadNs(child.pid!, tid);
+        const rtts: number[] = [];
+        for (let i = 0; i < pings; i++) {
+          rtts.push(await pingOnce(port));
+          await sleep(INTERVAL_MS);
+        }
+        const cpuUs = (threadNs(child.pid!, tid) - cpu0) / 1000 / pings;
+        rtts.sort((a, b) => a - b);
+        console.log(`round ${round} ${kind.padEnd(6)}  RTT median ${quantile(rtts, 0.5).toFixed(1)} µs, p10 ${quantile(rtts, 0.1).toFixed(1)} µs; serving thread ${cpuUs.toFixed(1)} µs CPU per datagram`);
+      } finally {
+        child.kill();
+      }
+    }
+  }
+  client.close();
+}
+
+if (process.argv[2] === "--serve") await serve(process.argv[3] as Server);
+else await main(Number(process.argv[2] ?? 400), Number(process.argv[3] ?? 2));
