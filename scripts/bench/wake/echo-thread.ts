@@ -4,6 +4,7 @@
  * Bun's event loop. Receives the port (0: any) and answers { port, tid } once it is listening.
  */
 import { dlopen, ptr } from "bun:ffi";
+import { openFirst } from "../../../src/runtime/linux/libc-names.ts";
 
 declare const self: Worker;
 
@@ -16,7 +17,7 @@ const EPOLLIN = 1;
 self.onmessage = (event: MessageEvent<number>) => serve(event.data);
 
 function serve(port: number): never {
-  const { symbols: c } = dlopen("libc.so.6", {
+  const { symbols: c } = openFirst((name) => dlopen(name, {
     socket: { args: ["i32", "i32", "i32"], returns: "i32" },
     bind: { args: ["i32", "ptr", "u32"], returns: "i32" },
     getsockname: { args: ["i32", "ptr", "ptr"], returns: "i32" },
@@ -26,7 +27,7 @@ function serve(port: number): never {
     recvfrom: { args: ["i32", "ptr", "u64", "i32", "ptr", "ptr"], returns: "i32" },
     sendto: { args: ["i32", "ptr", "u64", "i32", "ptr", "u32"], returns: "i32" },
     gettid: { args: [], returns: "i32" },
-  });
+  }));
   const fd = c.socket(AF_INET, SOCK_DGRAM_NONBLOCK, 0);
   const address = new Uint8Array(16);
   address[0] = AF_INET;
