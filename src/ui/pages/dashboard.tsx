@@ -59,6 +59,12 @@ function Card({ label, value, id }: { label: string; value: string; id?: string 
   );
 }
 
+/** What a login's argon2id check costs on average, waits for a hashing thread included; "—" before the first. */
+function passwordCheckMean(status: Status): string {
+  const { count, seconds } = status.auth.passwordChecks;
+  return count > 0 ? `${((seconds * 1000) / count).toFixed(1)} ms (${count} checks)` : "—";
+}
+
 /** The figures that move: replaced every second from the stream (event "stats"). */
 export function LiveStats({ status, rates, logins }: { status: Status; rates?: Rates; logins: LoginCounts }) {
   const s = status.sessions;
@@ -74,6 +80,7 @@ export function LiveStats({ status, rates, logins }: { status: Status; rates?: R
       <Card label="Channel share" value={share} />
       <Card id="logins-hour" label="Logins last hour ok / failed" value={`${logins.succeeded} / ${logins.failed}`} />
       <Card label="Logins since start ok / failed" value={`${status.auth.successes} / ${status.auth.failures}`} />
+      <Card id="password-check" label="Password check, mean since start" value={passwordCheckMean(status)} />
       <Card label="Traffic in / out" value={`${formatBytes(status.traffic.bytesIn)} / ${formatBytes(status.traffic.bytesOut)}`} />
       <div class="card" id="drops">
         <div class="label">Dropped packets by reason</div>

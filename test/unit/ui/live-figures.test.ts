@@ -70,11 +70,15 @@ describe("web UI live figures", () => {
     const { cookie } = await f.signIn("alice", "admin");
     const page = await f.request("GET", "/ui", { cookie });
     expect(page.text).toMatch(/id="logins-hour"><div class="label">Logins last hour ok \/ failed<\/div><div class="value">1 \/ 2</);
+    expect(page.text).toMatch(/id="password-check"><div class="label">Password check, mean since start<\/div><div class="value">—</);
     expect(page.text).toMatch(/Dropped packets by reason<\/div><ul class="drops"><li>spoofed_source: 2<\/li><li>no_route: 1<\/li>/);
+    control.authStats.passwordChecked(40);
+    control.authStats.passwordChecked(51);
     // An hour later the window is empty.
     f.advance(61 * 60_000);
     const later = await f.request("GET", "/ui", { cookie: (await f.signIn("bea", "read")).cookie });
     expect(later.text).toMatch(/Logins last hour ok \/ failed<\/div><div class="value">0 \/ 0</);
+    expect(later.text).toMatch(/Password check, mean since start<\/div><div class="value">45\.5 ms \(2 checks\)</);
 
     const status = control.status();
     const full = { ...status, pool: { cidr: "10.10.0.0/24", capacity: 253, used: 240 } };
