@@ -1,4 +1,4 @@
-import type { Status } from "../control/status.ts";
+import { meanPasswordCheckMs, type Status } from "../control/status.ts";
 import { apiRead } from "./api-commands.ts";
 import { time } from "./output.ts";
 import { formatHostPort } from "../config/setting-schemas.ts";
@@ -32,8 +32,8 @@ export function statusRecord(s: Status): Record<string, unknown> {
 
 /** "; password check 48.2 ms on average" once a password was checked. */
 const passwordCheckMean = (s: Status) => {
-  const { count, seconds } = s.auth.passwordChecks;
-  return count ? `; password check ${((seconds * 1000) / count).toFixed(1)} ms on average (${count})` : "";
+  const mean = meanPasswordCheckMs(s);
+  return mean === undefined ? "" : `; password check ${mean.toFixed(1)} ms on average (${s.auth.passwordChecks.count})`;
 };
 
 /** "reason n, reason n" or "none". */

@@ -67,3 +67,9 @@ export const statusSchema = z.object({
   groups: z.number().int(),
 });
 export type Status = z.infer<typeof statusSchema>;
+
+/** The mean password check since the start, in ms (waits for a hashing thread included); undefined before the first. */
+export function meanPasswordCheckMs(status: Status): number | undefined {
+  const { count, seconds } = status.auth.passwordChecks;
+  return count > 0 ? (seconds * 1000) / count : undefined;
+}

@@ -1,6 +1,6 @@
 /** @jsxImportSource hono/jsx */
 import type { GwEvent } from "../../control/events.ts";
-import type { Status } from "../../control/status.ts";
+import { meanPasswordCheckMs, type Status } from "../../control/status.ts";
 import { formatBytes, formatDuration, formatRate, formatTime } from "../format.ts";
 import { Page } from "../layout.tsx";
 import type { LoginCounts } from "../login-history.ts";
@@ -61,8 +61,8 @@ function Card({ label, value, id }: { label: string; value: string; id?: string 
 
 /** What a login's argon2id check costs on average, waits for a hashing thread included; "—" before the first. */
 function passwordCheckMean(status: Status): string {
-  const { count, seconds } = status.auth.passwordChecks;
-  return count > 0 ? `${((seconds * 1000) / count).toFixed(1)} ms (${count} checks)` : "—";
+  const mean = meanPasswordCheckMs(status);
+  return mean === undefined ? "—" : `${mean.toFixed(1)} ms (${status.auth.passwordChecks.count} checks)`;
 }
 
 /** The figures that move: replaced every second from the stream (event "stats"). */
