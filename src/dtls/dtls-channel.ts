@@ -1,6 +1,5 @@
 import type { DropCounters } from "../net/drop-counters.ts";
 import type { TrafficCounters } from "../net/traffic-counters.ts";
-import type { UdpSocket } from "../runtime/udp.ts";
 import { OUTBOX_SLOT_BYTES, type UdpOutbox } from "./udp-outbox.ts";
 import { ContentType, type DtlsEstablished, type DtlsRecord } from "./protocol/index.ts";
 
@@ -22,8 +21,10 @@ export const RECORD_REJECTED = 2;
 export type RecordVerdict = typeof RECORD_ACCEPTED | typeof RECORD_REPLAYED | typeof RECORD_REJECTED;
 
 export interface DtlsChannelOptions {
-  udp: UdpSocket;
-  /** Downstream data records wait here for one sendMany per TUN read batch; control replies go at once. */
+  /**
+   * Every record this channel sends waits here: data records for one sendMany per TUN read batch,
+   * control records (DPD) until the datagram or tick that caused them is handled (DtlsServer flushes).
+   */
   outbox: UdpOutbox;
   address: string;
   port: number;
@@ -84,8 +85,8 @@ export class DtlsChannel {
 
   sendPacket(packet: Uint8Array): void {
     if (this.closed) return;
-    if (this.bare) this.sendPlain(packet, true);
-    else this.sendTyped(DATA, packet, true);
+    if (this.bare) this.sendPlain(packet);
+    else this.sendTyped(DATA, packet);
     this.o.traffic.countOut(packet.length);
   }
 
@@ -121,7 +122,7 @@ export class DtlsChannel {
         this.deliver(plain.subarray(1));
         return;
       case DPD_REQ:
-        // MTU probes: echo the identical payload (§7.5, §9 item 4).
+        // MTU probes: echo the identical payload (§7.5, §9 item 4). Sealed now: `plain` is the datagram's.
         this.sendTyped(DPD_RESP, plain.subarray(1));
         return;
       case DPD_RESP:
@@ -138,9 +139,10 @@ export class DtlsChannel {
     this.o.onPacket(packet);
   }
 
-  private sendTyped(type: number, payload: Uint8Array, batched = false): void {
-    if (batched && !this.closed && payload.length + 1 + SEAL_MARGIN <= OUTBOX_SLOT_BYTES) {
-      // The data path: the type byte goes in as the seal's prefix, the packet is not copied.
+  /** Seals a typed record (§7.5) into the outbox: the type byte goes in as the seal's prefix, the payload is not copied. */
+  private sendTyped(type: number, payload: Uint8Array): void {
+    if (this.closed) return;
+    if (payload.length + 1 + SEAL_MARGIN <= OUTBOX_SLOT_BYTES) {
       const e = this.o.established;
       const out = this.o.outbox.nextSlot();
       const length = e.protection.sealInto(ContentType.applicationData, e.epoch, this.sendSeq++, payload, out, type);
@@ -151,14 +153,14 @@ export class DtlsChannel {
     const plain = this.o.outbox.plaintextScratch(payload.length + 1);
     plain[0] = type;
     plain.set(payload, 1);
-    this.sendPlain(plain.subarray(0, payload.length + 1), batched);
+    this.sendPlain(plain.subarray(0, payload.length + 1));
   }
 
-  private sendPlain(plaintext: Uint8Array, batched = false): void {
+  /** Seals a record of this plaintext into the outbox (a record too big for its slots gets a buffer of its own). */
+  private sendPlain(plaintext: Uint8Array): void {
     if (this.closed) return;
     const e = this.o.established;
-    if (batched && plaintext.length + SEAL_MARGIN <= OUTBOX_SLOT_BYTES) {
-      // The data path: sealed into the outbox's own buffer, sent with the batch.
+    if (plaintext.length + SEAL_MARGIN <= OUTBOX_SLOT_BYTES) {
       const length = e.protection.sealInto(ContentType.applicationData, e.epoch, this.sendSeq++, plaintext, this.o.outbox.nextSlot());
       if (length === 0) return this.o.drops.count("dtls_seal_failed");
       this.o.outbox.addSealed(length, this.port, this.address);
@@ -166,8 +168,7 @@ export class DtlsChannel {
     }
     const record = e.protection.seal(ContentType.applicationData, e.epoch, this.sendSeq++, plaintext);
     if (record.length === 0) return this.o.drops.count("dtls_seal_failed");
-    if (batched) this.o.outbox.add(record, this.port, this.address);
-    else if (!this.o.udp.send(record, this.port, this.address)) this.o.drops.count("udp_send_failed");
+    this.o.outbox.add(record, this.port, this.address);
   }
 }
 

@@ -126,6 +126,7 @@ export class DtlsServer {
    */
   tick(now: number): void {
     this.deadlines.tick(now);
+    this.outbox.flush(); // the DPD requests the checks sealed
   }
 
   /** One peer's due check; returns when to look again, undefined once the peer is forgotten. */
@@ -159,8 +160,11 @@ export class DtlsServer {
   private onDatagram(data: Uint8Array, port: number, address: string): void {
     const peer = this.peers.get(address, port) ?? this.newPeer(data, port, address);
     if (!peer) return;
-    if (peer.channel && data[0] === APPLICATION_DATA) return this.onApplicationData(peer, data);
-    this.onHandshakeDatagram(peer, data, port);
+    if (peer.channel && data[0] === APPLICATION_DATA) this.onApplicationData(peer, data);
+    else this.onHandshakeDatagram(peer, data, port);
+    // A DPD answer sealed while the datagram was handled leaves now, through the outbox's own
+    // sendmmsg (no record allocated, no address parsed per reply), with whatever else was queued.
+    this.outbox.flush();
   }
 
   /** Only a ClientHello naming a live session starts anything; everything else is dropped cheaply. */
@@ -286,7 +290,6 @@ export class DtlsServer {
  * prototype rather than closures per session (issue 13: memory per session).
  */
 class ChannelOptions implements DtlsChannelOptions {
-  readonly udp: UdpSocket;
   readonly drops: DropCounters;
   readonly now: () => number;
   readonly traffic: DtlsChannelOptions["traffic"];
@@ -301,7 +304,6 @@ class ChannelOptions implements DtlsChannelOptions {
     private readonly deadlines: DeadlineWheel<Peer>,
     readonly established: DtlsEstablished,
   ) {
-    this.udp = server.udp;
     this.drops = server.drops;
     this.now = server.now;
     this.address = peer.address;

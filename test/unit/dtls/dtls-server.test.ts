@@ -21,14 +21,15 @@ const CLIENT = "203.0.113.2";
 
 class FakeUdp implements UdpSocket {
   port = 443;
-  sent: { data: Uint8Array; port: number; address: string }[] = [];
+  /** `batched`: it went through sendMany (the outbox), not a send of its own. */
+  sent: { data: Uint8Array; port: number; address: string; batched: boolean }[] = [];
   private handler: (d: Uint8Array, p: number, a: string) => void = () => {};
-  send(data: Uint8Array, port: number, address: string): boolean {
-    this.sent.push({ data: Uint8Array.from(data), port, address });
+  send(data: Uint8Array, port: number, address: string, batched = false): boolean {
+    this.sent.push({ data: Uint8Array.from(data), port, address, batched });
     return true;
   }
   sendMany(batch: (Uint8Array | number | string)[]): number {
-    for (let i = 0; i < batch.length; i += 3) this.send(batch[i] as Uint8Array, batch[i + 1] as number, batch[i + 2] as string);
+    for (let i = 0; i < batch.length; i += 3) this.send(batch[i] as Uint8Array, batch[i + 1] as number, batch[i + 2] as string, true);
     return batch.length / 3;
   }
   onDatagram(h: (d: Uint8Array, p: number, a: string) => void): void {
@@ -216,6 +217,7 @@ describe("DtlsServer", () => {
     t += 2_000; // 61 s of silence, DPD 30
     server.tick(t);
     expect(udp.sent.length).toBe(sent + 1);
+    expect(udp.sent.at(-1)!.batched).toBe(true); // sealed into the outbox, flushed by the tick
     const probe = client.open(udp.sent.at(-1)!.data);
     expect(probe.ok && toHex(probe.value)).toBe("03");
     expect(tunnel.channel).toBe("dtls");
@@ -223,6 +225,27 @@ describe("DtlsServer", () => {
     server.tick(t);
     expect(tunnel.channel).toBe("cstp");
     expect(tunnel.dtls).toBeUndefined();
+  });
+
+  test("a DPD request is answered through the outbox before its datagram's handling returns: one sendMany, the payload echoed", () => {
+    const { udp, establish, fromClient, client } = fixture();
+    establish();
+    const before = udp.sent.length;
+    const probe = [0x03, ...Array.from({ length: 1200 }, (_, i) => i & 0xff)]; // an MTU probe's size
+    udp.deliver(fromClient(probe), 40000);
+    expect(udp.sent.length).toBe(before + 1);
+    const answer = udp.sent.at(-1)!;
+    expect(answer.batched).toBe(true);
+    expect(answer.port).toBe(40000);
+    const opened = client.open(answer.data);
+    expect(opened.ok && toHex(opened.value)).toBe(toHex(Uint8Array.from([0x04, ...probe.slice(1)])));
+    // An empty DPD request (openconnect's dead-peer check) and a keepalive (no answer).
+    udp.deliver(fromClient([0x03]), 40000);
+    udp.deliver(fromClient([0x07]), 40000);
+    expect(udp.sent.length).toBe(before + 2);
+    const empty = client.open(udp.sent.at(-1)!.data);
+    expect(empty.ok && toHex(empty.value)).toBe("04");
+    expect(udp.sent.slice(before).every((s) => s.batched)).toBe(true);
   });
 
   test("CSTP data means the client left DTLS: downstream follows it back", () => {
