@@ -2,7 +2,8 @@
  * Sessions at scale (issue 13): starts dist/gw in network namespaces, provisions users, holds N
  * tunnel sessions with DTLS from the load generator (scripts/bench/load/) and prints what the
  * gateway costs: per-session memory at N, idle CPU while holding, logins/s, and memory after
- * every session logged out. Not a test: figures. Root; `npm run build` first.
+ * every session logged out, beside the host's price of a wake-up before and after (wake-cost.ts:
+ * idle CPU follows it between machines and days). Not a test: figures. Root; `npm run build` first.
  *   bun scripts/bench/sessions-at-scale.ts [--sessions 1000] [--dtls psk|legacy|none] [--hold 60]
  *     [--processes 4] [--churn SECONDS] [--variant binary|sources] [--workers N] [--gw-log FILE]
  * One gw process holds at most 18,880 sessions under an open-file limit of 20,000 (one TCP
@@ -14,6 +15,7 @@ import { availableParallelism } from "node:os";
 import { join } from "node:path";
 import { parseArgs } from "node:util";
 import { gwCli, provision, repoRoot, startGw, tempDir, type GwVariant } from "../../test/harness/gateway.ts";
+import { measureWakeCost } from "./wake-cost.ts";
 import { ProcessGroup } from "../../test/harness/processes.ts";
 import { createTopology } from "../../test/harness/topology.ts";
 
@@ -41,6 +43,17 @@ const sources = Array.from({ length: sourceCount }, (_, i) => `203.0.113.${10 + 
 /** Logins at once in the warm-up: twice the hashing threads (one per core), so that each gets one. */
 const WARM_UP_SESSIONS = 2 * availableParallelism();
 
+/**
+ * The host's price of a wake-up (wake-cost.ts, 200 pings each way): the CPU a UDP echo's serving
+ * thread spends per datagram on Bun's event loop and in a thread's own epoll_wait, "101.4 / 52.8
+ * µs". Idle CPU at N moves with it from one machine, or one day, to the next: compare runs by it.
+ */
+async function hostWakeCost(): Promise<string> {
+  const loop = await measureWakeCost("loop", 200);
+  const thread = await measureWakeCost("thread", 200);
+  return `${loop.cpuPerDatagramUs.toFixed(1)} / ${thread.cpuPerDatagramUs.toFixed(1)} µs`;
+}
+
 const topology = createTopology("load");
 const procs = new ProcessGroup();
 const work = tempDir("load");
@@ -65,6 +78,8 @@ try {
   if (set.code !== 0) throw new Error(`gw config set failed: ${set.stderr}`);
   for (const a of sources) execFileSync("ip", ["-n", topology.client, "addr", "add", `${a}/24`, "dev", topology.clientInterface]);
   const workers = Number(values.workers);
+  // Idle CPU is mostly wake-ups (one per datagram or record): read the host's price of one first.
+  const hostBefore = await hostWakeCost();
   const gw = await startGw(variant, topology, procs, dataDir, workers > 1 ? ["--workers", String(workers)] : []);
   const pid = gw.process.child.pid!;
   // The idle figure is taken by the runner (after the warm-up below); give the fresh process a moment to finish starting.
@@ -103,6 +118,8 @@ try {
   // The gateway's own account after its full collections, at idle and after logout (the runner sent SIGUSR2).
   for (const line of gw.process.stderr().split("\n")) if (line.includes("memory after a full collection")) console.log(`gw: ${line}`);
   if (values["gw-log"]) writeFileSync(values["gw-log"], gw.process.stderr());
+  const hostAfter = await hostWakeCost();
+  console.log(`host wake-up  a UDP echo every 10 ms costs its serving thread ${hostBefore} of CPU per datagram before the gateway started, ${hostAfter} after its run (Bun's event loop / a thread's own epoll_wait; wake-cost.ts)`);
   if (gw.process.child.exitCode !== null) {
     console.error(`sessions-at-scale: gw exited (${gw.process.child.exitCode}) during the run:\n${gw.process.stderr().slice(-2000)}`);
     code = 1;

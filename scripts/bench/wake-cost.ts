@@ -15,7 +15,7 @@ import { spawn, type ChildProcess } from "node:child_process";
 import { readFileSync } from "node:fs";
 import { createInterface } from "node:readline";
 
-type Server = "loop" | "thread";
+export type Server = "loop" | "thread";
 const INTERVAL_MS = 10;
 const WARM_UP = 100;
 const DATAGRAM = new Uint8Array(100);
@@ -37,7 +37,19 @@ const threadNs = (pid: number, tid: number): number => Number(readFileSync(`/pro
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 const quantile = (sorted: number[], q: number) => sorted[Math.min(sorted.length - 1, Math.floor(sorted.length * q))]!;
 
-async function main(pings: number, rounds: number): Promise<void> {
+/** One server's figures: the client's round trip (median, 10th percentile) and the serving thread's CPU per datagram, in µs. */
+export interface WakeCost {
+  rttMedianUs: number;
+  rttP10Us: number;
+  cpuPerDatagramUs: number;
+}
+
+/**
+ * Starts one server of that kind in a process of its own, pings it `pings` times (after a warm-up)
+ * from this process's Bun.udpSocket and stops it. Other scripts use it as a reading of the host:
+ * the same echo costs more on a machine whose wake-ups cost more (sessions-at-scale.ts prints it).
+ */
+export async function measureWakeCost(kind: Server, pings: number): Promise<WakeCost> {
   let answer: (() => void) | undefined;
   const client = await Bun.udpSocket({ hostname: "127.0.0.1", port: 0, socket: { data: () => answer?.() } });
   const pingOnce = async (port: number): Promise<number> => {
@@ -53,30 +65,37 @@ async function main(pings: number, rounds: number): Promise<void> {
     if (!(await answered)) throw new Error("wake-cost: no echo within 1 s");
     return (performance.now() - started) * 1000;
   };
+  const child: ChildProcess = spawn(process.execPath, [import.meta.path, "--serve", kind], { stdio: ["ignore", "pipe", "inherit"] });
+  try {
+    const line = String((await createInterface({ input: child.stdout! })[Symbol.asyncIterator]().next()).value);
+    const [port, tid] = line.split(" ").map(Number) as [number, number];
+    for (let i = 0; i < WARM_UP; i++) await pingOnce(port).then(() => sleep(INTERVAL_MS));
+    const cpu0 = threadNs(child.pid!, tid);
+    const rtts: number[] = [];
+    for (let i = 0; i < pings; i++) {
+      rtts.push(await pingOnce(port));
+      await sleep(INTERVAL_MS);
+    }
+    const cpuPerDatagramUs = (threadNs(child.pid!, tid) - cpu0) / 1000 / pings;
+    rtts.sort((a, b) => a - b);
+    return { rttMedianUs: quantile(rtts, 0.5), rttP10Us: quantile(rtts, 0.1), cpuPerDatagramUs };
+  } finally {
+    child.kill();
+    client.close();
+  }
+}
+
+async function main(pings: number, rounds: number): Promise<void> {
   console.log(`UDP echo, ${pings} pings of ${DATAGRAM.length} bytes every ${INTERVAL_MS} ms (after ${WARM_UP} to warm up), per round`);
   for (let round = 1; round <= rounds; round++) {
     for (const kind of ["loop", "thread"] as const) {
-      const child: ChildProcess = spawn(process.execPath, [import.meta.path, "--serve", kind], { stdio: ["ignore", "pipe", "inherit"] });
-      try {
-        const line = String((await createInterface({ input: child.stdout! })[Symbol.asyncIterator]().next()).value);
-        const [port, tid] = line.split(" ").map(Number) as [number, number];
-        for (let i = 0; i < WARM_UP; i++) await pingOnce(port).then(() => sleep(INTERVAL_MS));
-        const cpu0 = threadNs(child.pid!, tid);
-        const rtts: number[] = [];
-        for (let i = 0; i < pings; i++) {
-          rtts.push(await pingOnce(port));
-          await sleep(INTERVAL_MS);
-        }
-        const cpuUs = (threadNs(child.pid!, tid) - cpu0) / 1000 / pings;
-        rtts.sort((a, b) => a - b);
-        console.log(`round ${round} ${kind.padEnd(6)}  RTT median ${quantile(rtts, 0.5).toFixed(1)} µs, p10 ${quantile(rtts, 0.1).toFixed(1)} µs; serving thread ${cpuUs.toFixed(1)} µs CPU per datagram`);
-      } finally {
-        child.kill();
-      }
+      const c = await measureWakeCost(kind, pings);
+      console.log(`round ${round} ${kind.padEnd(6)}  RTT median ${c.rttMedianUs.toFixed(1)} µs, p10 ${c.rttP10Us.toFixed(1)} µs; serving thread ${c.cpuPerDatagramUs.toFixed(1)} µs CPU per datagram`);
     }
   }
-  client.close();
 }
 
-if (process.argv[2] === "--serve") await serve(process.argv[3] as Server);
-else await main(Number(process.argv[2] ?? 400), Number(process.argv[3] ?? 2));
+if (import.meta.main) {
+  if (process.argv[2] === "--serve") await serve(process.argv[3] as Server);
+  else await main(Number(process.argv[2] ?? 400), Number(process.argv[3] ?? 2));
+}
