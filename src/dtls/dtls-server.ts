@@ -158,10 +158,10 @@ export class DtlsServer {
   }
 
   private onDatagram(data: Uint8Array, port: number, address: string): void {
+    // A new peer may be a known channel's new port (rebind), whose record can ask for an answer too.
     const peer = this.peers.get(address, port) ?? this.newPeer(data, port, address);
-    if (!peer) return;
-    if (peer.channel && data[0] === APPLICATION_DATA) this.onApplicationData(peer, data);
-    else this.onHandshakeDatagram(peer, data, port);
+    if (peer?.channel && data[0] === APPLICATION_DATA) this.onApplicationData(peer, data);
+    else if (peer) this.onHandshakeDatagram(peer, data, port);
     // A DPD answer sealed while the datagram was handled leaves now, through the outbox's own
     // sendmmsg (no record allocated, no address parsed per reply), with whatever else was queued.
     this.outbox.flush();
@@ -251,11 +251,20 @@ export class DtlsServer {
     const records = parseRecords(data);
     if (!records.ok || records.value.length !== 1) return this.o.drops.count("dtls_rebind_refused");
     for (const peer of candidates) {
+      const channel = peer.channel;
+      if (!channel) continue;
       // Each try may decrypt in place (RecordProtection.openRecord): every candidate gets its own copy.
       const attempt = candidates.length === 1 ? records : parseRecords(new Uint8Array(data));
-      if (!attempt.ok || !peer.channel || peer.channel.receive(attempt.value[0]!) !== RECORD_ACCEPTED) continue;
+      if (!attempt.ok) continue;
+      // An answer the record asks for (a DPD request) goes back to the port it came from; a record
+      // that is not accepted asked for nothing, and the channel stays where it was.
+      const oldPort = channel.port;
+      channel.port = port;
+      if (channel.receive(attempt.value[0]!) !== RECORD_ACCEPTED) {
+        channel.port = oldPort;
+        continue;
+      }
       this.peers.movePort(peer, port);
-      peer.channel.port = port;
       this.o.log(logLine`dtls rebound session=${peer.binding.session.id} peer=${peerName(peer)}`);
       return;
     }

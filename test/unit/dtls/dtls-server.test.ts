@@ -162,6 +162,16 @@ describe("DtlsServer", () => {
     expect(udp.sent.at(-1)!.port).toBe(41234);
   });
 
+  test("NAT rebinding by a DPD request: its answer goes to the new port", () => {
+    const { udp, establish, fromClient, client } = fixture();
+    establish(40000);
+    udp.deliver(fromClient([0x03, 1, 2, 3]), 41234);
+    const answer = udp.sent.at(-1)!;
+    expect(answer.port).toBe(41234);
+    const opened = client.open(answer.data);
+    expect(opened.ok && toHex(opened.value)).toBe("04010203");
+  });
+
   test("forged or replayed records from the client's address on a new port never move the channel", () => {
     const { udp, drops, establish, packets, fromClient, tunnel, server } = fixture();
     establish(40000);
