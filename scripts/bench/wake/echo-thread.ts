@@ -4,15 +4,12 @@
  * Bun's event loop. Receives the port (0: any) and answers { port, tid } once it is listening.
  */
 import { dlopen, ptr } from "bun:ffi";
+import { epollEvent } from "../../../src/runtime/linux/epoll-event.ts";
 import { openFirst } from "../../../src/runtime/linux/libc-names.ts";
+import { AF_INET, EPOLL_CTL_ADD, EPOLLIN, O_NONBLOCK, SOCK_DGRAM } from "../../../src/runtime/linux/tun-libc.ts";
+import { MSG_DONTWAIT } from "../../../src/runtime/linux/udp-gso-abi.ts";
 
 declare const self: Worker;
-
-const AF_INET = 2;
-const SOCK_DGRAM_NONBLOCK = 2 | 0o4000;
-const MSG_DONTWAIT = 0x40;
-const EPOLL_CTL_ADD = 1;
-const EPOLLIN = 1;
 
 self.onmessage = (event: MessageEvent<number>) => serve(event.data);
 
@@ -28,7 +25,7 @@ function serve(port: number): never {
     sendto: { args: ["i32", "ptr", "u64", "i32", "ptr", "u32"], returns: "i32" },
     gettid: { args: [], returns: "i32" },
   }));
-  const fd = c.socket(AF_INET, SOCK_DGRAM_NONBLOCK, 0);
+  const fd = c.socket(AF_INET, SOCK_DGRAM | O_NONBLOCK, 0);
   const address = new Uint8Array(16);
   address[0] = AF_INET;
   address[2] = port >> 8;
@@ -37,11 +34,10 @@ function serve(port: number): never {
   const addressLength = new Uint32Array([16]);
   if (fd < 0 || c.bind(fd, address, 16) !== 0 || c.getsockname(fd, address, addressLength) !== 0) throw new Error("wake-cost: cannot bind the echo socket");
   const epoll = c.epoll_create1(0);
-  const interest = new Uint32Array(3); // struct epoll_event is packed on x86-64: u32 events, u64 data
-  interest[0] = EPOLLIN;
-  if (c.epoll_ctl(epoll, EPOLL_CTL_ADD, fd, interest) !== 0) throw new Error("wake-cost: epoll_ctl failed");
+  if (c.epoll_ctl(epoll, EPOLL_CTL_ADD, fd, epollEvent(EPOLLIN)) !== 0) throw new Error("wake-cost: epoll_ctl failed");
   self.postMessage({ port: (address[2]! << 8) | address[3]!, tid: c.gettid() });
-  const ready = new Uint32Array(3 * 8);
+  // One event at a time, in a buffer sized for every architecture's layout (epoll-event.ts).
+  const ready = epollEvent(0);
   const readyPtr = ptr(ready);
   const buffer = new Uint8Array(2048);
   const bufferPtr = ptr(buffer);
@@ -50,7 +46,7 @@ function serve(port: number): never {
   const fromLength = new Uint32Array(1);
   const fromLengthPtr = ptr(fromLength);
   for (;;) {
-    c.epoll_wait(epoll, readyPtr, 8, -1);
+    if (c.epoll_wait(epoll, readyPtr, 1, -1) < 1 || !(ready[0]! & EPOLLIN)) continue;
     for (;;) {
       fromLength[0] = 16;
       const n = c.recvfrom(fd, bufferPtr, buffer.length, MSG_DONTWAIT, fromPtr, fromLengthPtr);
