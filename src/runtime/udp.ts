@@ -3,12 +3,16 @@ import type { Result } from "../errors.ts";
 /** One bound UDP socket: what the DTLS server needs, and nothing more. */
 export interface UdpSocket {
   readonly port: number;
-  /** Sends one datagram; false when the kernel refused it (buffer full): the caller counts a drop. */
+  /**
+   * Sends one datagram; false when the kernel refused it (buffer full): the caller counts a drop.
+   * The bytes are taken at the call: the caller may reuse `data` as soon as it returns (the DTLS
+   * outbox does); a runtime whose sends complete later copies them.
+   */
   send(data: Uint8Array, port: number, address: string): boolean;
   /**
    * Sends a batch in as few system calls as the platform allows (sendmmsg; under Bun on Linux, UDP
    * GSO for runs of same-size datagrams to one peer); returns how many went.
-   * `batch` is flat: data, port, address, data, port, address, ...
+   * `batch` is flat: data, port, address, data, port, address, ...; its buffers may be reused on return, as with send.
    */
   sendMany(batch: (Uint8Array | number | string)[]): number;
   /** Receives datagrams; `data` is only valid during the call. */
