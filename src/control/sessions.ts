@@ -87,7 +87,7 @@ export interface Session {
 }
 
 /** What a worker process is told of a session it is to carry (SessionRegistry.adopt). */
-export type SessionSnapshot = Pick<Session, "id" | "user" | "group" | "policy" | "configHash" | "createdAt" | "tokenHash" | "address" | "maxLivePerUser">;
+export type SessionSnapshot = Pick<Session, "id" | "user" | "group" | "policy" | "configHash" | "createdAt" | "tokenHash" | "address" | "address6" | "maxLivePerUser">;
 
 export interface NewSession {
   user: string;

@@ -32,7 +32,8 @@ export interface DataPlaneOptions {
   sessions: SessionRegistry;
   /** The address pools: a session's leases go back when it ends (in a worker process, the main process's pools do). */
   pool: Pick<AddressPool, "release">;
-  pool6?: AddressPool6;
+  /** The IPv6 pool: its first three words route, and a session's lease goes back (in a worker, to the main process's pool). */
+  pool6?: Pick<AddressPool6, "base" | "release">;
   compiler: PolicyCompiler;
   /** Where a live session's changed policy is read (the control plane). */
   policySource: PolicySource;

@@ -1,11 +1,11 @@
 import type { TLSSocket } from "node:tls";
 import type { Result } from "../errors.ts";
 import type { ClientCertificateInfo } from "../pki/verify-client-cert.ts";
-import type { AddressPool6 } from "../net/address-pool6.ts";
 import { unmapIpv4 } from "../net/ipv6.ts";
 import { handleAuthRequest, type AuthConnectionState, type LoginHandler } from "./auth-endpoint.ts";
 import { handleSamlRequest, isSamlPath, type SamlFront } from "./saml-endpoints.ts";
 import { completeConnect, TUNNEL_PATHS, type ConnectGrant, type DtlsOfferer } from "../tunnel/connect-handler.ts";
+import type { Ipv6Pool } from "../tunnel/ipv6-offer.ts";
 import { offerDtls } from "../tunnel/dtls-offer.ts";
 import type { CstpChannel } from "../tunnel/cstp-channel.ts";
 import { detachedValue, type HttpRequest } from "./http-head.ts";
@@ -28,8 +28,8 @@ export interface TunnelFront {
   plane: DataPlane;
   flow: LoginHandler;
   grant: ConnectGranter;
-  /** The IPv6 pool (--pool6); absent: tunnels carry IPv4 only. */
-  pool6?: AddressPool6;
+  /** The IPv6 pool (--pool6; in a worker, its prefix length alone); absent: tunnels carry IPv4 only. */
+  pool6?: Ipv6Pool;
   /** The checked client certificate of a connection, when a client CA is configured (docs/protocol.md §3). */
   clientCertificate?(socket: TLSSocket): Result<ClientCertificateInfo> | undefined;
   /** The SAML service provider's pages (docs/protocol.md §4), when SAML is configured. */

@@ -185,6 +185,8 @@ export async function startGateway(config: GatewayConfig, deps: GatewayDeps): Pr
       udpPort: config.dtls ? (config.udpPort ?? config.port) : undefined,
       tun: tunOptions,
       pool4: { network: poolCidr.value.network, size: 2 ** (32 - poolCidr.value.prefixLength) },
+      // Every live session can hold an IPv6 placement; the budget bounds them (the kernel's hash map needs a size).
+      ...(pool6 && { pool6: { base: pool6.base, maxPlacements: Math.min(pool6.capacity, budget.sessions * plan.count) } }),
     });
     if (opened.ok) {
       const made = (kernel = opened.value);
@@ -396,6 +398,7 @@ export async function startGateway(config: GatewayConfig, deps: GatewayDeps): Pr
       selfArgv: deps.workerProcesses!.selfArgv,
       sessions,
       pool,
+      pool6,
       flow,
       policySource,
       defaults: tunnelDefaults,
@@ -549,7 +552,6 @@ function workersUnsupported(config: GatewayConfig, deps: GatewayDeps): string[] 
   return [
     config.samlIdpUrl !== undefined ? "SAML" : undefined,
     config.clientCaFile !== undefined ? "client certificates (clientCaFile)" : undefined,
-    config.pool6 !== undefined ? "an IPv6 pool (pool6)" : undefined,
     config.dtls && deps.workersCarryDtls === false ? "DTLS under this runtime (its workers cannot take a UDP socket; --no-dtls)" : undefined,
   ].filter((what) => what !== undefined);
 }

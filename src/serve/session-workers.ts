@@ -5,11 +5,13 @@ import { err, ok, type Result } from "../errors.ts";
 import { HeaderList } from "../front/http-head.ts";
 import { logLine, type Log } from "../log/log-line.ts";
 import type { AddressPool } from "../net/address-pool.ts";
+import type { AddressPool6 } from "../net/address-pool6.ts";
 import type { DropCounters, DropReason, PolicyDropCause } from "../net/drop-counters.ts";
 import type { PolicySource } from "../net/session-firewalls.ts";
 import type { SpawnChild } from "../runtime/worker-process.ts";
 import type { WorkerKernel } from "../runtime/worker-kernel.ts";
 import { grantConnect } from "../tunnel/connect-handler.ts";
+import { leaseIpv6 } from "../tunnel/ipv6-offer.ts";
 import type { TunnelDefaults } from "../tunnel/tunnel-params.ts";
 import { RemoteFirewallView } from "./remote-firewall-view.ts";
 import { tunnelProtocol, type TunnelProtocol, type TunnelWorkerStart, type WireConnectionInfo, type WireLoginAnswer, type WireSession, type WorkerCounters } from "./tunnel-protocol.ts";
@@ -24,12 +26,14 @@ export interface SessionWorkersOptions {
   selfArgv: readonly string[];
   sessions: SessionRegistry;
   pool: AddressPool;
+  /** The IPv6 pool (--pool6): leased here at a CONNECT that takes IPv6, placed on the worker's queue like the IPv4 address. */
+  pool6?: AddressPool6;
   flow: LoginFlow;
   policySource: PolicySource;
   /** Read at each CONNECT (mtu, dpd, keepalive are live settings). */
   defaults(): TunnelDefaults;
   /** What each worker is told at every (re)start. */
-  start: Omit<TunnelWorkerStart, "tun" | "dtls">;
+  start: Omit<TunnelWorkerStart, "tun" | "dtls" | "pool6">;
   now(): number;
   log: Log;
   logFormat: "text" | "json";
@@ -159,6 +163,7 @@ export class SessionWorkers {
       ...this.o.start,
       tun: { name: kernel.tun.name, mtu: kernel.tun.mtu, vnetHeader: kernel.tun.vnetHeader },
       dtls: kernel.udp !== undefined,
+      ...(this.o.pool6 && { pool6: { network: [...this.o.pool6.cidr.network] as [number, number, number, number], prefixLength: this.o.pool6.cidr.prefixLength } }),
     });
     const first = this.firstStarts.get(index);
     this.firstStarts.delete(index);
@@ -174,15 +179,24 @@ export class SessionWorkers {
         return ok(answer);
       },
       connect: (body) => {
-        const grant = grantConnect(new HeaderList(body.headers), { sessions: this.o.sessions, now: this.o.now, log: this.o.log }, this.o.pool, this.o.defaults());
+        const headers = new HeaderList(body.headers);
+        const grant = grantConnect(headers, { sessions: this.o.sessions, now: this.o.now, log: this.o.log }, this.o.pool, this.o.defaults());
         if (grant.kind === "refuse") {
           const { status, reason, headers, body: text } = grant.response;
           return ok({ kind: "refuse" as const, response: { status, reason, headers: headers.map(([n, v]) => [n, v] as [string, string]), body: String(text ?? "") } });
         }
         const { session, params } = grant;
-        // Downstream packets to the session's address go to this worker's queue from now on.
-        const placed = this.o.kernel.place(session.address!, index);
-        if (!placed.ok) this.o.log(logLine`worker ${index}: session=${session.id} address not steered: ${placed.error.message}`);
+        // The worker decides the tunnel's MTU (its DTLS offer) and so whether IPv6 fits; the lease is
+        // taken here, where the pool is, for any CONNECT that takes IPv6, and kept for the session.
+        const pool6 = this.o.pool6;
+        const leased = pool6 ? leaseIpv6(headers, session, pool6) : ok(undefined);
+        if (!leased.ok) this.o.log(logLine`tunnel without IPv6 session=${session.id} user=${session.user}: ${leased.error.message}`);
+        // Downstream packets to the session's addresses go to this worker's queue from now on.
+        for (const address of [session.address!, session.address6]) {
+          if (address === undefined) continue;
+          const placed = this.o.kernel.place(address, index);
+          if (!placed.ok) this.o.log(logLine`worker ${index}: session=${session.id} address not steered: ${placed.error.message}`);
+        }
         return ok({ kind: "grant" as const, session: wireSession(session, this.o.policySource.groupRuleCount(session.group)), params, timeoutHeaders: grant.timeoutHeaders });
       },
     };
@@ -314,6 +328,10 @@ export class SessionWorkers {
       this.o.kernel.remove(session.address);
       this.o.pool.release(session.address);
     }
+    if (session.address6 !== undefined) {
+      this.o.kernel.remove(session.address6);
+      this.o.pool6?.release(session.address6);
+    }
   }
 
   private sendPolicy(session: Session, worker: number, policy: CompiledPolicy): void {
@@ -332,6 +350,7 @@ function wireSession(session: Session, groupRules: number): WireSession {
     createdAt: session.createdAt,
     tokenHash: session.tokenHash,
     address: session.address!,
+    ...(session.address6 !== undefined && { address6: [...session.address6] as [number, number, number, number] }),
     ...(session.maxLivePerUser !== undefined && { maxLivePerUser: session.maxLivePerUser }),
   };
 }

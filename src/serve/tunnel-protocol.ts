@@ -1,5 +1,6 @@
 import { z } from "zod";
 import type { CompiledPolicy } from "../control/group-policy.ts";
+import { POOL6_MAX_PREFIX, POOL6_MIN_PREFIX } from "../net/address-pool6.ts";
 import type { TunnelParams } from "../tunnel/tunnel-params.ts";
 
 /**
@@ -15,6 +16,7 @@ const sessionId = z.string().min(1).max(64);
 const text = (max: number) => z.string().max(max);
 const header = z.tuple([text(256), text(8192)]);
 const headers = z.array(header).max(512);
+const u32 = z.number().int().min(0).max(0xffffffff);
 const plainObject = <T>() => z.custom<T>((v) => typeof v === "object" && v !== null && !Array.isArray(v), "an object");
 
 /** A session as a worker carries it (SessionRegistry.adopt), with how many of its rules are its group's. */
@@ -28,6 +30,8 @@ const sessionSnapshot = z.object({
   createdAt: z.number(),
   tokenHash: text(128),
   address: z.number().int().nonnegative(),
+  /** The session's IPv6 lease (the main process's pool), once a CONNECT took IPv6. */
+  address6: z.tuple([u32, u32, u32, u32]).optional(),
   maxLivePerUser: z.number().int().nonnegative().optional(),
 });
 export type WireSession = z.infer<typeof sessionSnapshot>;
@@ -42,6 +46,8 @@ const startBody = z.object({
   dtls: z.boolean(),
   /** The pool (its network and prefix), for the worker's policy compiler and anti-spoofing. */
   pool: z.object({ network: z.number().int().nonnegative(), prefixLength: z.number().int().min(0).max(32) }),
+  /** The IPv6 pool (--pool6), for the worker's IPv6 router, policy compiler and tunnel answers. */
+  pool6: z.object({ network: z.tuple([u32, u32, u32, u32]), prefixLength: z.number().int().min(POOL6_MIN_PREFIX).max(POOL6_MAX_PREFIX) }).optional(),
   /** Connections this worker holds at most (its own open-file limit's budget). */
   maxOpen: z.number().int().positive(),
   unauthenticated: z.number().int().positive(),

@@ -132,6 +132,8 @@ class TunnelWorker {
     const plane = this.buildPlane(config, tun.value, udp);
     const front: TunnelFront = {
       plane,
+      // The main process leases IPv6 addresses at the grant; this worker only states them.
+      pool6: config.pool6 && { cidr: { prefixLength: config.pool6.prefixLength } },
       flow: this.remoteLogin(),
       grant: (request, clientIp) => this.remoteGrant(request, clientIp),
       exportPsk: createPskExporter(log),
@@ -179,14 +181,16 @@ class TunnelWorker {
   }
 
   private buildPlane(config: TunnelWorkerStart, tun: TunDevice, udp: UdpSocket | undefined): DataPlane {
+    const pool6 = config.pool6;
     return new DataPlane({
       tun,
       udp,
       dtlsHandshake: { gcm: this.deps.createGcmKey },
       sessions: this.registry,
-      // The main process's pool leased the address and takes it back when the session ends.
+      // The main process's pools leased the addresses and take them back when the session ends.
       pool: { release: () => {} },
-      compiler: new PolicyCompiler([{ network: config.pool.network, prefixLength: config.pool.prefixLength }]),
+      pool6: pool6 && { base: [pool6.network[0], pool6.network[1], pool6.network[2]], release: () => {} },
+      compiler: new PolicyCompiler([{ network: config.pool.network, prefixLength: config.pool.prefixLength }], pool6 ? [pool6] : []),
       // A session's policy is the one the main process sent last (at CONNECT, or a change since).
       policySource: { policyOf: (session) => session.policy, groupRuleCount: (group) => this.groupRules.get(group) ?? 0 },
       drops: this.drops,
@@ -230,6 +234,8 @@ class TunnelWorker {
     this.groupRules.set(wire.group, wire.groupRules);
     const { groupRules: _, ...snapshot } = wire;
     const session = this.registry.adopt(snapshot);
+    // A mirror made at an IPv4-only CONNECT learns the IPv6 lease of a later one.
+    session.address6 ??= wire.address6;
     if (session.policy !== wire.policy) this.setPolicy(session, wire.policy);
     return session;
   }

@@ -2,7 +2,7 @@ import type { Session, SessionRegistry } from "../control/sessions.ts";
 import type { AddressPool } from "../net/address-pool.ts";
 import type { AddressPool6 } from "../net/address-pool6.ts";
 import { formatIpv6 } from "../net/ipv6.ts";
-import { offerIpv6 } from "./ipv6-offer.ts";
+import { offerIpv6, type Ipv6Pool } from "./ipv6-offer.ts";
 import { formatIpv4, parseIpv4 } from "../net/ipv4.ts";
 import { SESSION_COOKIE } from "../front/auth-endpoint.ts";
 import { parseCookies } from "../front/cookies.ts";
@@ -92,7 +92,7 @@ export function completeConnect(
   grant: Extract<ConnectGrant, { kind: "grant" }>,
   plane: Pick<ConnectContext, "log">,
   offerDtls: DtlsOfferer,
-  pool6?: AddressPool6,
+  pool6?: Ipv6Pool,
 ): ConnectDecision {
   const { session, params } = grant;
   const dtls = offerDtls(request, params);

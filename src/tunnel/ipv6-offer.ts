@@ -1,4 +1,3 @@
-import type { AddressPool6 } from "../net/address-pool6.ts";
 import { parseIpv6, type Ipv6Words } from "../net/ipv6.ts";
 import type { HeaderList } from "../front/http-head.ts";
 import type { Result } from "../errors.ts";
@@ -28,24 +27,48 @@ export function clientTakesIpv6(headers: HeaderList): boolean {
 }
 
 /**
+ * The IPv6 pool as a tunnel's offer reads it: its prefix length and, where the pool lives, its
+ * leases. An AddressPool6 is one; a session worker has only the prefix length, because the main
+ * process leases (leaseIpv6, at the grant) and the session carries the address to the worker.
+ */
+export interface Ipv6Pool {
+  readonly cidr: { readonly prefixLength: number };
+  lease?(preferred?: Ipv6Words): Result<Ipv6Words>;
+}
+
+/**
+ * Leases the session's IPv6 address on its first CONNECT that takes IPv6; the session keeps it
+ * (a reconnect gets the same). An error only when the pool is full.
+ */
+export function leaseIpv6(headers: HeaderList, session: { address6?: Ipv6Words }, pool6: Required<Pick<Ipv6Pool, "lease">>): Result<void> {
+  if (session.address6 !== undefined || !clientTakesIpv6(headers)) return ok(undefined);
+  // On a reconnect openconnect repeats its addresses in X-CSTP-Address headers, the IPv6 one second (§8.2).
+  const hint = headers.getAll("x-cstp-address").map(parseIpv6).find((a) => a !== undefined);
+  const lease = pool6.lease(hint);
+  if (!lease.ok) return lease;
+  session.address6 = lease.value;
+  return ok(undefined);
+}
+
+/**
  * The tunnel's IPv6, if it gets any: the session's lease (taken now on its first CONNECT with
- * IPv6, then kept for the session), when the gateway has a pool, the client takes IPv6 and the
- * tunnel MTU carries it. An error only when the pool is full (the tunnel then runs IPv4 only).
+ * IPv6 where the pool lives, then kept for the session), when the gateway has a pool, the client
+ * takes IPv6 and the tunnel MTU carries it. An error only when the pool is full (the tunnel then
+ * runs IPv4 only).
  */
 export function offerIpv6(
   headers: HeaderList,
   session: { address6?: Ipv6Words },
-  pool6: AddressPool6 | undefined,
+  pool6: Ipv6Pool | undefined,
   mtu: number,
 ): Result<TunnelIpv6 | undefined> {
   if (!pool6 || !clientTakesIpv6(headers) || mtu < IPV6_MIN_MTU) return ok(undefined);
-  if (session.address6 === undefined) {
-    // On a reconnect openconnect repeats its addresses in X-CSTP-Address headers, the IPv6 one second (§8.2).
-    const hint = headers.getAll("x-cstp-address").map(parseIpv6).find((a) => a !== undefined);
-    const lease = pool6.lease(hint);
-    if (!lease.ok) return lease;
-    session.address6 = lease.value;
+  if (pool6.lease) {
+    const leased = leaseIpv6(headers, session, { lease: (preferred) => pool6.lease!(preferred) });
+    if (!leased.ok) return leased;
   }
+  // In a worker: no address when the main process could not lease one (it logged why).
+  if (session.address6 === undefined) return ok(undefined);
   const agent = headers.get("user-agent") ?? "";
   return ok({
     address: session.address6,

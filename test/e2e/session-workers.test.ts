@@ -1,7 +1,8 @@
 /**
  * gw serve --workers 2 with the real openconnect (docs/architecture.md §7): sessions carried by
  * worker processes on the steered tunnel port, the control plane in the main process. Two client
- * addresses that steer to different workers each log in, get DTLS (PSK-NEGOTIATE) and move data;
+ * addresses that steer to different workers each log in, get DTLS (PSK-NEGOTIATE) and an IPv6
+ * address from the main process's pool (--pool6), and move data over IPv4 and IPv6;
  * the main process lists each session; a logout or an operator's kill ends it everywhere; a killed
  * worker's client reconnects with its cookie through the restarted worker.
  */
@@ -34,22 +35,23 @@ describe.skipIf(!e2eAvailable())("gw serve --workers 2 with openconnect", () => 
     expect(r.sha256).toBe(r.expected);
   };
   /** openconnect from `source`: the client's route to the gateway names it as the source address. */
-  const connect = async (source: string) => {
+  const connect = async (source: string) => (await connectWithEnv(source)).oc;
+  const connectWithEnv = async (source: string) => {
     execFileSync("ip", ["-n", topology.client, "route", "replace", `${topology.gatewayOutside}/32`, "dev", topology.clientInterface, "src", source]);
     const state = join(work, `oc${++n}`);
     mkdirSync(state, { recursive: true });
     const oc = startOpenconnect(topology, procs, { user: "dave", password: "dave-pass-4", pin: gw.pin, stateDir: state, interface: `oc${n}` });
-    await waitForScript(state, "connect");
-    return oc;
+    const env = await waitForScript(state, "connect");
+    return { oc, env };
   };
 
   beforeAll(async () => {
-    topology = createTopology("w");
+    topology = createTopology("w", { ipv6: true });
     procs = new ProcessGroup();
     work = tempDir("workers");
     const dataDir = join(work, "data");
     provision("sources", dataDir, [
-      [["group", "add", "staff", "--route", "198.51.100.0/24"]],
+      [["group", "add", "staff", "--route", "198.51.100.0/24", "--route", "2001:db8:2::/64"]],
       [["user", "add", "dave", "--group", "staff", "--password-stdin"], "dave-pass-4\n"],
     ]);
     for (let i = 20; sources.length < 2 && i < 120; i++) {
@@ -57,7 +59,7 @@ describe.skipIf(!e2eAvailable())("gw serve --workers 2 with openconnect", () => 
       if (steeringIndex(address, 2) === sources.length) sources.push(address);
     }
     for (const a of sources) execFileSync("ip", ["-n", topology.client, "addr", "add", `${a}/24`, "dev", topology.clientInterface]);
-    gw = await startGw("sources", topology, procs, dataDir, ["--workers", "2"]);
+    gw = await startGw("sources", topology, procs, dataDir, ["--workers", "2", "--pool6", "2001:db8:10::/64"]);
     const server = procs.start([...topology.exec(topology.lan), process.execPath, join(repoRoot, "test/e2e/fixtures/tcp-bulk.ts"), "serve", "5201"]);
     await server.waitFor("listening");
   }, 90_000);
@@ -88,16 +90,20 @@ describe.skipIf(!e2eAvailable())("gw serve --workers 2 with openconnect", () => 
 
   for (const [worker, end] of [[0, "logout"], [1, "admin"]] as const) {
     test(`a client steered to worker ${worker}: login, DTLS, ping and data both ways; the main process lists it; ${end === "logout" ? "its logout" : "gw connections kill"} ends it`, async () => {
-      const oc = await connect(sources[worker]!);
+      const { oc, env } = await connectWithEnv(sources[worker]!);
       await oc.waitFor(DTLS_UP_LINE, 15_000);
       expect(run(topology.client, ["ping", "-c", "3", "-W", "2", topology.lanHost])).toContain("3 received");
+      // IPv6 inside the tunnel: the main process leased it, the worker carries it (its queue is steered by the address).
+      const address6 = env.get("INTERNAL_IP6_ADDRESS");
+      expect(address6).toMatch(/^2001:db8:10::[0-9a-f]+$/);
+      expect(run(topology.client, ["ping", "-c", "3", "-W", "2", topology.lanHost6!])).toContain("3 received");
       bulk("down", 20 * MB);
       bulk("up", 10 * MB);
       // The worker the client's address steers to carries it (its TCP, its DTLS and its TUN queue).
       expect(gw.process.stderr()).toContain(`worker=${worker} client=${sources[worker]}`);
       const page = JSON.parse(inGw(["connections", "list", "--json"]));
       expect(page.total).toBe(1);
-      expect(page.items[0]).toMatchObject({ user: "dave", group: "staff", state: "connected", channel: "dtls", clientAddress: sources[worker] });
+      expect(page.items[0]).toMatchObject({ user: "dave", group: "staff", state: "connected", channel: "dtls", clientAddress: sources[worker], address6 });
       // The worker's counts reach the main process once a second: the 10 MB up and 20 MB down get there.
       const deadline = Date.now() + 5_000;
       let shown = JSON.parse(inGw(["connections", "show", page.items[0].id, "--json"]));

@@ -3,6 +3,8 @@ import { compilePolicy, emptyPolicy } from "../../../src/control/group-policy.ts
 import { SessionRegistry, type Session } from "../../../src/control/sessions.ts";
 import { ok } from "../../../src/errors.ts";
 import { AddressPool } from "../../../src/net/address-pool.ts";
+import { AddressPool6 } from "../../../src/net/address-pool6.ts";
+import { formatIpv6, parseIpv6Cidr } from "../../../src/net/ipv6.ts";
 import { DropCounters } from "../../../src/net/drop-counters.ts";
 import { parseCidr } from "../../../src/net/ipv4.ts";
 import type { ChildHandle, ProcessExit, SpawnSpec } from "../../../src/runtime/worker-process.ts";
@@ -49,21 +51,26 @@ class FakeWorker implements ChildHandle {
   }
 }
 
-function setup() {
+function setup(o: { pool6?: string } = {}) {
   const now = () => 1_000_000;
   const sessions = new SessionRegistry(300_000, now);
   const cidr = parseCidr("10.10.0.0/24");
   if (!cidr.ok) throw cidr.error;
   const pool = new AddressPool(cidr.value);
   const placed = new Map<number, number>();
+  /** IPv6 placements by the address's text. */
+  const placed6 = new Map<string, number>();
+  const cidr6 = o.pool6 === undefined ? undefined : parseIpv6Cidr(o.pool6);
+  if (cidr6 && !cidr6.ok) throw cidr6.error;
+  const pool6 = cidr6 && new AddressPool6(cidr6.value);
   const kernel: WorkerKernel = {
     tcpPort: 443,
     udpPort: undefined,
     tcp: [30, 31],
     udp: undefined,
     tun: { name: "gw0", mtu: 1400, vnetHeader: true, fds: [40, 41] },
-    place: (address, worker) => (placed.set(address as number, worker), ok(undefined)),
-    remove: (address) => (placed.delete(address as number), ok(undefined)),
+    place: (address, worker) => (typeof address === "number" ? placed.set(address, worker) : placed6.set(formatIpv6(address), worker), ok(undefined)),
+    remove: (address) => (typeof address === "number" ? placed.delete(address) : placed6.delete(formatIpv6(address)), ok(undefined)),
     restoreNonBlocking: () => ok(undefined),
     close: () => {},
   };
@@ -82,6 +89,7 @@ function setup() {
     selfArgv: ["gw"],
     sessions,
     pool,
+    pool6,
     flow: { handle: async () => ({ kind: "refused", message: "no" }) } as never,
     policySource: { policyOf: () => compilePolicy(emptyPolicy), groupRuleCount: () => 0 },
     defaults: () => ({ mtu: 1400, dpdSeconds: 30, keepaliveSeconds: 20, mobileDpdSeconds: 600, poolPrefixLength: 24, serverName: "gw" }),
@@ -98,14 +106,14 @@ function setup() {
   };
   const info = (clientAddress: string) => ({ clientAddress, clientPort: 5000, userAgent: "OpenConnect", hostname: "h", connectedAt: 1, channel: "cstp" as const, cipher: "TLS", mtu: 1400 });
   /** The CONNECT a worker asks for, as its request envelope; resolves with the main process's answer. */
-  const connect = async (worker: number, token: string) => {
+  const connect = async (worker: number, token: string, headers: [string, string][] = []) => {
     const w = workers[worker]!;
     const id = 1000 + w.sent.length;
-    w.receive({ kind: "request", id, op: "connect", body: { headers: [["Cookie", `webvpn=${token}`]], clientIp: "203.0.113.9" } });
+    w.receive({ kind: "request", id, op: "connect", body: { headers: [["Cookie", `webvpn=${token}`], ...headers], clientIp: "203.0.113.9" } });
     await new Promise((r) => setTimeout(r, 0));
     return w.sent.find((m) => m.kind === "answer" && m.id === id)?.body;
   };
-  return { sw, sessions, pool, placed, workers, drops, logs, login, info, connect };
+  return { sw, sessions, pool, pool6, placed, placed6, workers, drops, logs, login, info, connect };
 }
 
 describe("SessionWorkers: the main process's account of sessions carried by workers", () => {
@@ -128,6 +136,42 @@ describe("SessionWorkers: the main process's account of sessions carried by work
     expect(t.placed.get(session.address!)).toBe(1);
     const refused = (await t.connect(0, "not-a-cookie")) as { kind: string; response: { status: number } };
     expect(refused).toMatchObject({ kind: "refuse", response: { status: 401 } });
+  });
+
+  test("with an IPv6 pool: a CONNECT that takes IPv6 carries the session's lease to the worker, placed beside the IPv4 address; the end returns both", async () => {
+    const t = setup({ pool6: "2001:db8:10::/64" });
+    await t.sw.start();
+    expect(t.workers[0]!.sent.find((m) => m.op === "start")?.body).toMatchObject({ pool6: { network: [0x20010db8, 0x100000, 0, 0], prefixLength: 64 } });
+    // openconnect --disable-ipv6 says IPv4 only: no lease, nothing placed.
+    const v4only = t.login();
+    const plain = (await t.connect(0, v4only.token, [["X-CSTP-Address-Type", "IPv4"]])) as { session: { address6?: number[] } };
+    expect(plain.session.address6).toBeUndefined();
+    expect(v4only.session.address6).toBeUndefined();
+    expect(t.placed6.size).toBe(0);
+    // openconnect's usual CONNECT takes both; a reconnect through the other worker keeps the lease and moves it.
+    const { session, token } = t.login();
+    const first = (await t.connect(1, token, [["X-CSTP-Address-Type", "IPv6,IPv4"]])) as { session: { address6?: number[] } };
+    expect(first.session.address6).toEqual([0x20010db8, 0x100000, 0, 2]);
+    expect(formatIpv6(session.address6!)).toBe("2001:db8:10::2");
+    expect(t.placed6.get("2001:db8:10::2")).toBe(1);
+    const again = (await t.connect(0, token, [["X-CSTP-Address-Type", "IPv6,IPv4"]])) as { session: { address6?: number[] } };
+    expect(again.session.address6).toEqual([0x20010db8, 0x100000, 0, 2]);
+    expect(t.placed6.get("2001:db8:10::2")).toBe(0);
+    expect(t.pool6!.used).toBe(1);
+    t.sessions.end(session, "admin");
+    expect(t.placed6.size).toBe(0);
+    expect(t.pool6!.used).toBe(0);
+  });
+
+  test("a full IPv6 pool: the CONNECT is granted without IPv6 and the log says why", async () => {
+    const t = setup({ pool6: "2001:db8:10::/126" }); // two addresses for clients
+    await t.sw.start();
+    for (const earlier of [t.login(), t.login()]) await t.connect(0, earlier.token);
+    const third = t.login();
+    const answer = (await t.connect(0, third.token)) as { kind: string; session: { address6?: number[] } };
+    expect(answer.kind).toBe("grant");
+    expect(answer.session.address6).toBeUndefined();
+    expect(t.logs.some((l) => l.includes(`tunnel without IPv6 session=${third.session.id}`))).toBe(true);
   });
 
   test("a session coming back through another worker: the old one is told to let go, the new one holds it", async () => {

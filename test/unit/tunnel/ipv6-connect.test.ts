@@ -4,7 +4,9 @@ import { SessionRegistry } from "../../../src/control/sessions.ts";
 import { AddressPool } from "../../../src/net/address-pool.ts";
 import { AddressPool6 } from "../../../src/net/address-pool6.ts";
 import { parseCidr } from "../../../src/net/ipv4.ts";
-import { formatIpv6, parseIpv6Cidr } from "../../../src/net/ipv6.ts";
+import { formatIpv6, parseIpv6Cidr, type Ipv6Words } from "../../../src/net/ipv6.ts";
+import { ok } from "../../../src/errors.ts";
+import { leaseIpv6, offerIpv6 } from "../../../src/tunnel/ipv6-offer.ts";
 import { decideConnect } from "../../../src/tunnel/connect-handler.ts";
 import { HeaderList, type HttpRequest } from "../../../src/front/http-head.ts";
 import type { ConnectContext } from "../../../src/tunnel/connect-handler.ts";
@@ -132,6 +134,39 @@ describe("CONNECT with an IPv6 pool", () => {
     expect(d.kind).toBe("accept");
     if (d.kind === "accept") expect(d.headers.filter(([n]) => n.endsWith("-IP6"))).toEqual([]);
     expect(logs.join("\n")).toContain("use a larger --pool6");
+  });
+});
+
+describe("IPv6 in a session worker (the main process leases, the worker offers)", () => {
+  const headers = (types = "IPv6,IPv4") => new HeaderList([...OPENCONNECT.filter(([n]) => n !== "X-CSTP-Address-Type"), ["X-CSTP-Address-Type", types]]);
+  const cidr6 = parseIpv6Cidr("2001:db8:10::/64");
+  if (!cidr6.ok) throw cidr6.error;
+
+  test("leaseIpv6 leases for a CONNECT that takes IPv6 (honouring a reconnect's hint), keeps a lease, and leases nothing for IPv4 only", () => {
+    const pool6 = new AddressPool6(cidr6.value);
+    const v4only: { address6?: Ipv6Words } = {};
+    expect(leaseIpv6(headers("IPv4"), v4only, pool6)).toEqual(ok(undefined));
+    expect(v4only.address6).toBeUndefined();
+    const session: { address6?: Ipv6Words } = {};
+    const hinted = new HeaderList([...headers(), ["X-CSTP-Address", "10.10.0.9"], ["X-CSTP-Address", "2001:db8:10::9"]]);
+    expect(leaseIpv6(hinted, session, pool6)).toEqual(ok(undefined));
+    expect(formatIpv6(session.address6!)).toBe("2001:db8:10::9");
+    expect(leaseIpv6(headers(), session, pool6)).toEqual(ok(undefined));
+    expect(formatIpv6(session.address6!)).toBe("2001:db8:10::9");
+    expect(pool6.used).toBe(1);
+  });
+
+  test("offerIpv6 with the pool's prefix alone offers the session's lease and never leases one", () => {
+    const prefixOnly = { cidr: { prefixLength: 64 } };
+    const leased: { address6?: Ipv6Words } = { address6: [0x20010db8, 0x100000, 0, 5] };
+    const offered = offerIpv6(headers(), leased, prefixOnly, 1400);
+    expect(offered.ok && offered.value && `${formatIpv6(offered.value.address)}/${offered.value.prefixLength}`).toBe("2001:db8:10::5/64");
+    // The main process had none to give (its pool was full): IPv4 only, no error.
+    const none: { address6?: Ipv6Words } = {};
+    expect(offerIpv6(headers(), none, prefixOnly, 1400)).toEqual(ok(undefined));
+    expect(none.address6).toBeUndefined();
+    // The worker's MTU decides: below 1280 no IPv6 even with a lease.
+    expect(offerIpv6(headers(), leased, prefixOnly, 1200)).toEqual(ok(undefined));
   });
 });
 
