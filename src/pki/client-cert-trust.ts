@@ -21,6 +21,13 @@ export interface TrustedCrl {
 export interface ClientCertTrust {
   anchors: X509Certificate[];
   crls: TrustedCrl[];
+  /** The PEM text it was loaded from (a session worker loads the same trust from it). */
+  source: ClientCertTrustSource;
+}
+
+export interface ClientCertTrustSource {
+  caPem: string;
+  crlPem?: string;
 }
 
 /** Signature algorithm OID → hash for node:crypto verify (null: the key type implies it). */
@@ -83,7 +90,7 @@ export function loadClientCertTrust(caPem: string, crlPem?: string): Result<Clie
       crls.push(crl.value);
     }
   }
-  return ok({ anchors, crls });
+  return ok({ anchors, crls, source: { caPem, ...(crlPem !== undefined && { crlPem }) } });
 }
 
 function parseCrl(block: Uint8Array, anchors: X509Certificate[], index: number): Result<TrustedCrl> {

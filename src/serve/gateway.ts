@@ -43,6 +43,7 @@ import { serveConnection } from "../front/http-connection.ts";
 import { grantConnect } from "../tunnel/connect-handler.ts";
 import type { TunnelDefaults } from "../tunnel/tunnel-params.ts";
 import { listenTls, recordSealing } from "../front/tls-listener.ts";
+import type { ClientCertTrust } from "../pki/client-cert-trust.ts";
 import { ConnectionAdmission } from "../front/connection-admission.ts";
 import { FrontCounters } from "../front/front-counters.ts";
 import { FRONT_LIMITS } from "../front/front-limits.ts";
@@ -317,7 +318,7 @@ export async function startGateway(config: GatewayConfig, deps: GatewayDeps): Pr
             dataDir,
             config,
             reread: deps.reread ?? (() => ok(config)),
-            server: { setSecureContext: (options) => tunnelPort.setSecureContext(options) },
+            server: { setSecureContext: (options, clientTrust) => tunnelPort.setSecureContext(options, clientTrust) },
             clientCheck,
             pin: () => pin,
             setPin: (p) => (pin = p),
@@ -406,6 +407,8 @@ export async function startGateway(config: GatewayConfig, deps: GatewayDeps): Pr
         certPem: cert.value.certPem,
         keyPem: cert.value.keyPem,
         pool: poolCidr.value,
+        // The workers ask for client certificates and check them; the login flow here reads the verdict.
+        ...(clientTrust.value && { clientCa: clientTrust.value.source }),
         // Each worker inherits this process's open-file limit, so each has the same budget.
         maxOpen: budget.sessions + budget.unauthenticated,
         unauthenticated: budget.unauthenticated,
@@ -421,7 +424,10 @@ export async function startGateway(config: GatewayConfig, deps: GatewayDeps): Pr
     const started = await workers.start();
     if (!started.ok) return fail(started);
     const running = workers;
-    tunnelPort = { setSecureContext: (options) => running.setCertificate(String(options.cert), String(options.key)), close: () => running.stop() };
+    tunnelPort = {
+      setSecureContext: (options, clientTrust) => running.setCertificate(String(options.cert), String(options.key), clientTrust?.source),
+      close: () => running.stop(),
+    };
   } else {
     const local = plane!;
     const listener = await listenTls({
@@ -541,8 +547,8 @@ export async function startGateway(config: GatewayConfig, deps: GatewayDeps): Pr
 
 /** The tunnel port as the rest of the gateway sees it: one listener, or the workers on the steered group. */
 interface TunnelPort {
-  /** A reload's new certificate and key (server.setSecureContext's options). */
-  setSecureContext(options: SecureContextOptions): void;
+  /** A reload's new certificate and key (server.setSecureContext's options), with the client CA and CRL it read. */
+  setSecureContext(options: SecureContextOptions, clientTrust?: ClientCertTrust): void;
   close(): Promise<void>;
 }
 
@@ -551,7 +557,6 @@ function workersUnsupported(config: GatewayConfig, deps: GatewayDeps): string[] 
   if (!deps.openWorkerKernel || !deps.workerProcesses) return ["this runtime (it cannot start worker processes)"];
   return [
     config.samlIdpUrl !== undefined ? "SAML" : undefined,
-    config.clientCaFile !== undefined ? "client certificates (clientCaFile)" : undefined,
     config.dtls && deps.workersCarryDtls === false ? "DTLS under this runtime (its workers cannot take a UDP socket; --no-dtls)" : undefined,
   ].filter((what) => what !== undefined);
 }

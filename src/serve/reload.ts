@@ -1,4 +1,5 @@
-import type { Server } from "node:tls";
+import type { SecureContextOptions } from "node:tls";
+import type { ClientCertTrust } from "../pki/client-cert-trust.ts";
 import type { GatewayConfig, GatewaySettings } from "../config/gateway-config.ts";
 import { settingsOf } from "../config/gateway-config.ts";
 import { LIVE_SETTING_KEYS } from "../config/settings-table.ts";
@@ -17,8 +18,11 @@ export interface ReloadTarget {
   config: GatewayConfig;
   /** Reads the settings again: the stored document with this run's flags on top. */
   reread(): Result<GatewayConfig>;
-  /** The tunnel port's TLS: its listener, or the workers' (gateway.ts TunnelPort). */
-  server: Pick<Server, "setSecureContext">;
+  /**
+   * The tunnel port's TLS: its listener, or the workers' (gateway.ts TunnelPort), which also take
+   * the client CA and CRL read (they check certificates themselves).
+   */
+  server: { setSecureContext(options: SecureContextOptions, clientTrust?: ClientCertTrust): void };
   /** The client-certificate check in use, swapped when the CA or CRL is reloaded. */
   clientCheck: { current: ClientCertificateCheck | undefined };
   pin(): string;
@@ -49,7 +53,8 @@ export function reloadGateway(t: ReloadTarget): Result<ReloadReport> {
   const applied = changed.filter((k) => live.has(k));
 
   try {
-    t.server.setSecureContext(tlsContextOptions(cert.value.certPem, cert.value.keyPem, caAppearsOrGoes ? undefined : trust.value?.anchors.map((a) => a.toString())));
+    const keptTrust = caAppearsOrGoes ? undefined : trust.value;
+    t.server.setSecureContext(tlsContextOptions(cert.value.certPem, cert.value.keyPem, keptTrust?.anchors.map((a) => a.toString())), keptTrust);
   } catch (e) {
     return failed(`the TLS context could not be built: ${(e as Error).message}`, t.log);
   }

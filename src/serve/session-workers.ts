@@ -8,6 +8,7 @@ import type { AddressPool } from "../net/address-pool.ts";
 import type { AddressPool6 } from "../net/address-pool6.ts";
 import type { DropCounters, DropReason, PolicyDropCause } from "../net/drop-counters.ts";
 import type { PolicySource } from "../net/session-firewalls.ts";
+import type { ClientCertTrustSource } from "../pki/client-cert-trust.ts";
 import type { SpawnChild } from "../runtime/worker-process.ts";
 import type { WorkerKernel } from "../runtime/worker-kernel.ts";
 import { grantConnect } from "../tunnel/connect-handler.ts";
@@ -16,6 +17,7 @@ import type { TunnelDefaults } from "../tunnel/tunnel-params.ts";
 import { RemoteFirewallView } from "./remote-firewall-view.ts";
 import { tunnelProtocol, type TunnelProtocol, type TunnelWorkerStart, type WireConnectionInfo, type WireLoginAnswer, type WireSession, type WorkerCounters } from "./tunnel-protocol.ts";
 import { TUNNEL_WORKER_FDS } from "./tunnel-worker.ts";
+import { certificateFromWire } from "./wire-certificate.ts";
 import { WORKER_LOG_FORMAT, workerArgv } from "./worker-argv.ts";
 import type { Handlers } from "./worker-channel.ts";
 import { createWorkerSupervisor, type WorkerSupervisor } from "./worker-supervisor.ts";
@@ -133,11 +135,16 @@ export class SessionWorkers {
     for (let index = 0; index < this.o.kernel.tcp.length; index++) this.supervisor.note(index, "collect", {});
   }
 
-  /** A reload's certificate: to every running worker now, and to each one started later. */
-  setCertificate(certPem: string, keyPem: string): void {
+  /**
+   * A reload's certificate, and client CA and CRL (when the gateway has a CA: a CA that appears
+   * or goes needs a restart): to every running worker now, and to each one started later.
+   */
+  setCertificate(certPem: string, keyPem: string, clientCa?: ClientCertTrustSource): void {
     this.o.start.certPem = certPem;
     this.o.start.keyPem = keyPem;
-    for (let index = 0; index < this.o.kernel.tcp.length; index++) this.supervisor.note(index, "certificate", { certPem, keyPem });
+    if (clientCa && this.o.start.clientCa) this.o.start.clientCa = clientCa;
+    const note = { certPem, keyPem, ...(this.o.start.clientCa && { clientCa: this.o.start.clientCa }) };
+    for (let index = 0; index < this.o.kernel.tcp.length; index++) this.supervisor.note(index, "certificate", note);
   }
 
   /** Ends every worker (SIGTERM, then SIGKILL after a grace period) and closes the kernel objects. */
@@ -174,7 +181,12 @@ export class SessionWorkers {
   private handlers(index: number): Handlers<TunnelProtocol["toMain"]> {
     return {
       login: async (body) => {
-        const outcome = await this.o.flow.handle({ ...body, answers: new Map(body.answers) });
+        const { certificate, ...client } = body.client;
+        const outcome = await this.o.flow.handle({
+          ...body,
+          answers: new Map(body.answers),
+          client: { ...client, ...(certificate && { certificate: certificateFromWire(certificate) }) },
+        });
         const answer: WireLoginAnswer = outcome.kind === "success" ? { kind: "success", token: outcome.token, configHash: outcome.session.configHash } : outcome;
         return ok(answer);
       },

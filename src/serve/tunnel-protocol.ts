@@ -2,6 +2,7 @@ import { z } from "zod";
 import type { CompiledPolicy } from "../control/group-policy.ts";
 import { POOL6_MAX_PREFIX, POOL6_MIN_PREFIX } from "../net/address-pool6.ts";
 import type { TunnelParams } from "../tunnel/tunnel-params.ts";
+import { wireCertificate } from "./wire-certificate.ts";
 
 /**
  * The messages between gw serve and a tunnel worker (docs/architecture.md §7): the worker holds
@@ -38,6 +39,9 @@ export type WireSession = z.infer<typeof sessionSnapshot>;
 
 const endReason = z.enum(["logout", "cookie_expired", "admin", "server_stop", "dpd_timeout", "idle_timeout", "session_timeout", "replaced", "quota_exceeded", "account_expired"]);
 
+/** PEM text as the files hold it: a CA bundle, and a CRL list, which a large CA's can make long. */
+const clientCa = z.object({ caPem: text(4 * 1024 * 1024), crlPem: text(64 * 1024 * 1024).optional() });
+
 /** What the worker needs to serve: the certificate, the tunnel defaults, its TUN queue's facts. */
 const startBody = z.object({
   certPem: text(65_536),
@@ -48,6 +52,8 @@ const startBody = z.object({
   pool: z.object({ network: z.number().int().nonnegative(), prefixLength: z.number().int().min(0).max(32) }),
   /** The IPv6 pool (--pool6), for the worker's IPv6 router, policy compiler and tunnel answers. */
   pool6: z.object({ network: z.tuple([u32, u32, u32, u32]), prefixLength: z.number().int().min(POOL6_MIN_PREFIX).max(POOL6_MAX_PREFIX) }).optional(),
+  /** The client CA and CRL (--client-ca, --crl): the worker asks for certificates and checks them. */
+  clientCa: clientCa.optional(),
   /** Connections this worker holds at most (its own open-file limit's budget). */
   maxOpen: z.number().int().positive(),
   unauthenticated: z.number().int().positive(),
@@ -66,6 +72,8 @@ const loginBody = z.object({
     ip: text(64),
     capabilities: z.array(text(128)).max(32),
     ssoDhPubkey: text(1024).optional(),
+    /** The connection's client certificate as the worker checked it (with a client CA only). */
+    certificate: wireCertificate.optional(),
   }),
 });
 export type WireLoginRequest = z.infer<typeof loginBody>;
@@ -127,8 +135,8 @@ export const tunnelProtocol = {
       policy: z.object({ sessionId, policy: plainObject<CompiledPolicy>(), groupRules: z.number().int().nonnegative() }),
       /** Collect garbage and log what memory is left (gw serve's SIGUSR2, passed on). */
       collect: z.object({}),
-      /** A reload's certificate and key for the tunnel port. */
-      certificate: z.object({ certPem: text(65_536), keyPem: text(65_536) }),
+      /** A reload's certificate and key for the tunnel port, and its client CA and CRL when there is one. */
+      certificate: z.object({ certPem: text(65_536), keyPem: text(65_536), clientCa: clientCa.optional() }),
       /** A session's rates are capped (quota throttling); undefined lifts the cap. */
       rates: z.object({ sessionId, up: z.number().optional(), down: z.number().optional() }),
     },

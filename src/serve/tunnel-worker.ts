@@ -3,6 +3,8 @@ import type { CompiledPolicy } from "../control/group-policy.ts";
 import { SessionRegistry, type LiveConnection, type Session } from "../control/sessions.ts";
 import { DataPlane } from "../dataplane/data-plane.ts";
 import { ok, type Result } from "../errors.ts";
+import { createClientCertificateCheck, type ClientCertificateCheck } from "../front/client-cert-check.ts";
+import { loadClientCertTrust, type ClientCertTrust, type ClientCertTrustSource } from "../pki/client-cert-trust.ts";
 import { ConnectionAdmission } from "../front/connection-admission.ts";
 import { FrontCounters } from "../front/front-counters.ts";
 import { FRONT_LIMITS } from "../front/front-limits.ts";
@@ -24,6 +26,7 @@ import type { ConnectGrant } from "../tunnel/connect-handler.ts";
 import { createPskExporter } from "../tunnel/psk-exporter.ts";
 import type { LoginAnswer, LoginHandler } from "../front/auth-endpoint.ts";
 import { tunnelProtocol, type TunnelProtocol, type TunnelWorkerStart, type WireSession } from "./tunnel-protocol.ts";
+import { certificateToWire } from "./wire-certificate.ts";
 import type { RoleInstance, WorkerContext, WorkerRole } from "./worker-role.ts";
 
 /** What a tunnel worker takes from its runtime. */
@@ -81,6 +84,9 @@ class TunnelWorker {
   private readonly drops = new DropCounters();
   private readonly frontCounters = new FrontCounters();
   private admission: ConnectionAdmission | undefined;
+  /** With a client CA: the trust the main process gave (start, reloads) and the check made from it. */
+  private clientTrust: ClientCertTrust | undefined;
+  private clientCheck: ClientCertificateCheck | undefined;
 
   constructor(
     private readonly context: WorkerContext<TunnelProtocol>,
@@ -129,6 +135,14 @@ class TunnelWorker {
       }
       udp = adopted.value;
     }
+    if (config.clientCa) {
+      const trust = this.takeClientTrust(config.clientCa);
+      if (!trust.ok) {
+        udp?.close();
+        tun.value.close();
+        return trust;
+      }
+    }
     const plane = this.buildPlane(config, tun.value, udp);
     const front: TunnelFront = {
       plane,
@@ -138,6 +152,8 @@ class TunnelWorker {
       grant: (request, clientIp) => this.remoteGrant(request, clientIp),
       exportPsk: createPskExporter(log),
       counters: this.frontCounters,
+      // Checked here, where the TLS connection is; the main process's login flow reads the verdict.
+      ...(this.clientTrust && { clientCertificate: (socket) => this.clientCheck?.(socket) }),
     };
     const admission = (this.admission = new ConnectionAdmission({ maxPerAddress: FRONT_LIMITS.maxUnauthenticatedPerAddress, maxTotal: config.unauthenticated }));
     const listening = await listenTls({
@@ -146,6 +162,7 @@ class TunnelWorker {
       fd: fds[TUNNEL_WORKER_FDS.tcp]!,
       certPem: config.certPem,
       keyPem: config.keyPem,
+      clientCaPems: this.clientCaPems(),
       guard: {
         admission,
         counters: front.counters,
@@ -201,6 +218,20 @@ class TunnelWorker {
     });
   }
 
+  /** Loads the client CA and CRL the main process sent and makes the check from them. */
+  private takeClientTrust(source: ClientCertTrustSource): Result<ClientCertTrust> {
+    const trust = loadClientCertTrust(source.caPem, source.crlPem);
+    if (!trust.ok) return trust;
+    this.clientTrust = trust.value;
+    this.clientCheck = createClientCertificateCheck(trust.value, this.now, this.context.log);
+    return trust;
+  }
+
+  /** The CA list the TLS handshake names when it asks for a certificate (none without a client CA). */
+  private clientCaPems(): string[] | undefined {
+    return this.clientTrust?.anchors.map((ca) => ca.toString());
+  }
+
   /** Logins run in the main process (its users, guard and hasher); this worker carries the forms. */
   private remoteLogin(): LoginHandler {
     return {
@@ -210,7 +241,13 @@ class TunnelWorker {
           kind: request.kind,
           answers: [...request.answers],
           group: request.group,
-          client: { peer: request.client.peer, ip: request.client.ip, capabilities: [...request.client.capabilities], ssoDhPubkey: request.client.ssoDhPubkey },
+          client: {
+            peer: request.client.peer,
+            ip: request.client.ip,
+            capabilities: [...request.client.capabilities],
+            ssoDhPubkey: request.client.ssoDhPubkey,
+            ...(request.client.certificate && { certificate: certificateToWire(request.client.certificate) }),
+          },
         }, CONTROL_ANSWER_MS);
         if (!asked.ok) return { kind: "refused", message: "the gateway could not check the login now: try again" };
         const answer = asked.value;
@@ -290,8 +327,13 @@ class TunnelWorker {
         return;
       }
       case "certificate": {
-        const { certPem, keyPem } = body as { certPem: string; keyPem: string };
-        this.server?.setSecureContext(tlsContextOptions(certPem, keyPem));
+        const { certPem, keyPem, clientCa } = body as { certPem: string; keyPem: string; clientCa?: ClientCertTrustSource };
+        // The main process read the files and checked them; a trust that does not load here keeps the last one.
+        if (clientCa && this.clientTrust) {
+          const trust = this.takeClientTrust(clientCa);
+          if (!trust.ok) this.context.log(logLine`worker ${this.context.index}: the reloaded client CA is not used: ${trust.error.message}`);
+        }
+        this.server?.setSecureContext(tlsContextOptions(certPem, keyPem, this.clientCaPems()));
         return;
       }
       case "rates": {

@@ -2,7 +2,9 @@
  * Client-certificate login end to end: Debian's openconnect presents certificates made with
  * `gw pki` (and, for the broken ones, the same pki functions) to `gw serve --client-ca --crl`.
  * Certificate only, certificate+password, and each refusal with its message in openconnect's
- * output; password users keep logging in on the same gateway.
+ * output; password users keep logging in on the same gateway. Also through `--workers 2`, where
+ * a worker process asks for the certificate and checks it, and the main process's login flow
+ * reads its verdict (docs/architecture.md §7).
  */
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { execFileSync } from "node:child_process";
@@ -17,10 +19,14 @@ import { e2eAvailable } from "../harness/preconditions.ts";
 import { ProcessGroup, type Started } from "../harness/processes.ts";
 import { createTopology, type Topology } from "../harness/topology.ts";
 
-const variants: GwVariant[] = ["sources", "binary"];
+const cases: { variant: GwVariant; tag: string; flags: string[]; label: string }[] = [
+  { variant: "sources", tag: "cs", flags: [], label: "sources" },
+  { variant: "binary", tag: "cb", flags: [], label: "binary" },
+  { variant: "sources", tag: "cw", flags: ["--workers", "2"], label: "sources, --workers 2" },
+];
 
-for (const variant of variants) {
-  describe.skipIf(!e2eAvailable(variant))(`openconnect with client certificates against gw (${variant})`, () => {
+for (const { variant, tag, flags, label } of cases) {
+  describe.skipIf(!e2eAvailable(variant))(`openconnect with client certificates against gw (${label})`, () => {
     let topology: Topology;
     let procs: ProcessGroup;
     let gw: RunningGw;
@@ -39,18 +45,19 @@ for (const variant of variants) {
     }
     const pem = (name: string) => ({ cert: join(pki, "users", `${name}-cert.pem`), key: join(pki, "users", `${name}-key.pem`) });
     let bad: Record<"expired" | "noEku" | "unknown" | "foreign" | "revoked", { cert: string; key: string }>;
+    let revokedSerial: string;
+    const gwOk = (args: string[], input?: string) => {
+      const r = gwCli(variant, args, input);
+      if (r.code !== 0) throw new Error(`gw ${args.join(" ")} failed: ${r.stderr}`);
+      return r.stdout;
+    };
 
     beforeAll(async () => {
-      topology = createTopology(variant === "sources" ? "cs" : "cb");
+      topology = createTopology(tag);
       procs = new ProcessGroup();
-      work = tempDir(`cert-${variant}`);
+      work = tempDir(`cert-${tag}`);
       pki = join(work, "pki");
       const dataDir = join(work, "data");
-      const gwOk = (args: string[], input?: string) => {
-        const r = gwCli(variant, args, input);
-        if (r.code !== 0) throw new Error(`gw ${args.join(" ")} failed: ${r.stderr}`);
-        return r.stdout;
-      };
       const cli = (args: string[], input?: string) => gwOk([...args, "--data-dir", dataDir], input);
 
       // The operator's PKI, made with gw pki.
@@ -64,7 +71,7 @@ for (const variant of variants) {
         foreign: writeCert("foreign", { ca: createCertificateAuthority({ commonName: "e2e client CA" }), commonName: "carol" }),
         revoked: writeCert("revoked", { ca, commonName: "carol" }),
       };
-      const revokedSerial = new X509Certificate(readFileSync(bad.revoked.cert)).serialNumber;
+      revokedSerial = new X509Certificate(readFileSync(bad.revoked.cert)).serialNumber;
       gwOk(["pki", "crl", "--ca", join(pki, "ca"), "--revoke", revokedSerial, "--out", join(pki, "crl.pem")]);
 
       cli(["init"]); // the CLI never creates a data directory
@@ -79,7 +86,8 @@ for (const variant of variants) {
       const settings = JSON.parse(cli(["config", "get"]));
       cli(["config", "set", "-"], JSON.stringify({ ...settings, loginMaxFailuresPerIp: 1000, loginMaxFailuresPerUser: 1000 }));
 
-      gw = await startGw(variant, topology, procs, dataDir, ["--client-ca", join(pki, "ca", "ca-cert.pem"), "--crl", join(pki, "crl.pem")]);
+      gw = await startGw(variant, topology, procs, dataDir, ["--client-ca", join(pki, "ca", "ca-cert.pem"), "--crl", join(pki, "crl.pem"), ...flags]);
+      if (flags.includes("--workers")) expect(gw.process.stderr()).toContain("2 worker processes");
     }, 120_000);
 
     afterAll(async () => {
@@ -187,6 +195,15 @@ for (const variant of variants) {
       oc.child.kill("SIGINT");
       await oc.exited;
       expect(gw.process.stderr()).not.toMatch(/request failed|internal error/);
+    }, 60_000);
+
+    // Last: carol's certificate is revoked from here on.
+    test("a reload reads the CRL again: a certificate revoked since is refused, without a restart", async () => {
+      const carolSerial = new X509Certificate(readFileSync(pem("carol").cert)).serialNumber;
+      gwOk(["pki", "crl", "--ca", join(pki, "ca"), "--revoke", revokedSerial, "--revoke", carolSerial, "--out", join(pki, "crl.pem")]);
+      gw.process.child.kill("SIGHUP");
+      await gw.process.waitFor(/reload: .*clientCa=reloaded/);
+      await expectRefused("carol-revoked", pem("carol"), "was revoked on");
     }, 60_000);
   });
 }

@@ -11,6 +11,7 @@ import type { ChildHandle, ProcessExit, SpawnSpec } from "../../../src/runtime/w
 import type { WorkerKernel } from "../../../src/runtime/worker-kernel.ts";
 import { SessionWorkers } from "../../../src/serve/session-workers.ts";
 import { connectionView } from "../../../src/control/connections.ts";
+import type { LoginRequest } from "../../../src/control/auth/login-flow.ts";
 
 /** A worker process as the main process sees it, driven by the test: what it was sent, and its side of the channel. */
 class FakeWorker implements ChildHandle {
@@ -51,7 +52,7 @@ class FakeWorker implements ChildHandle {
   }
 }
 
-function setup(o: { pool6?: string } = {}) {
+function setup(o: { pool6?: string; clientCa?: { caPem: string; crlPem?: string } } = {}) {
   const now = () => 1_000_000;
   const sessions = new SessionRegistry(300_000, now);
   const cidr = parseCidr("10.10.0.0/24");
@@ -75,6 +76,8 @@ function setup(o: { pool6?: string } = {}) {
     close: () => {},
   };
   const workers: FakeWorker[] = [];
+  /** What the login flow was asked. */
+  const logins: LoginRequest[] = [];
   let pid = 100;
   const drops = new DropCounters();
   const logs: string[] = [];
@@ -90,10 +93,10 @@ function setup(o: { pool6?: string } = {}) {
     sessions,
     pool,
     pool6,
-    flow: { handle: async () => ({ kind: "refused", message: "no" }) } as never,
+    flow: { handle: async (request: LoginRequest) => (logins.push(request), { kind: "refused", message: "no" }) } as never,
     policySource: { policyOf: () => compilePolicy(emptyPolicy), groupRuleCount: () => 0 },
     defaults: () => ({ mtu: 1400, dpdSeconds: 30, keepaliveSeconds: 20, mobileDpdSeconds: 600, poolPrefixLength: 24, serverName: "gw" }),
-    start: { certPem: "c", keyPem: "k", pool: cidr.value, maxOpen: 100, unauthenticated: 10, tlsRecordBatching: true },
+    start: { certPem: "c", keyPem: "k", pool: cidr.value, maxOpen: 100, unauthenticated: 10, tlsRecordBatching: true, ...(o.clientCa && { clientCa: o.clientCa }) },
     now,
     log: (line) => logs.push(String(line)),
     logFormat: "text",
@@ -113,7 +116,7 @@ function setup(o: { pool6?: string } = {}) {
     await new Promise((r) => setTimeout(r, 0));
     return w.sent.find((m) => m.kind === "answer" && m.id === id)?.body;
   };
-  return { sw, sessions, pool, pool6, placed, placed6, workers, drops, logs, login, info, connect };
+  return { sw, sessions, pool, pool6, placed, placed6, workers, drops, logs, logins, login, info, connect };
 }
 
 describe("SessionWorkers: the main process's account of sessions carried by workers", () => {
@@ -172,6 +175,33 @@ describe("SessionWorkers: the main process's account of sessions carried by work
     expect(answer.kind).toBe("grant");
     expect(answer.session.address6).toBeUndefined();
     expect(t.logs.some((l) => l.includes(`tunnel without IPv6 session=${third.session.id}`))).toBe(true);
+  });
+
+  test("with a client CA: each worker is given it, a login carries the worker's verdict on the certificate to the login flow, a reload's CA reaches every worker", async () => {
+    const t = setup({ clientCa: { caPem: "CA1", crlPem: "CRL1" } });
+    await t.sw.start();
+    expect(t.workers[1]!.sent.find((m) => m.op === "start")?.body).toMatchObject({ clientCa: { caPem: "CA1", crlPem: "CRL1" } });
+    const login = async (certificate: unknown) => {
+      const w = t.workers[0]!;
+      const id = 2000 + w.sent.length;
+      w.receive({ kind: "request", id, op: "login", body: { kind: "init", answers: [], client: { peer: "203.0.113.9:5000", ip: "203.0.113.9", capabilities: [], certificate } } });
+      await new Promise((r) => setTimeout(r, 0));
+      return t.logins.at(-1)!.client.certificate;
+    };
+    const checked = await login({ ok: true, subjectCN: "carol", emails: [], dnsNames: [], serial: "0A", subject: "CN=carol", issuer: "CN=CA", notAfter: "2027-01-01T00:00:00.000Z" });
+    expect(checked).toEqual(ok({ subjectCN: "carol", emails: [], dnsNames: [], serial: "0A", subject: "CN=carol", issuer: "CN=CA", notAfter: new Date("2027-01-01T00:00:00.000Z") }));
+    const refused = await login({ ok: false, code: "cert_revoked", message: "revoked" });
+    expect(refused?.ok === false && refused.error.code).toBe("cert_revoked");
+    t.sw.setCertificate("c2", "k2", { caPem: "CA2" });
+    for (const w of t.workers) expect(w.notes("certificate")).toEqual([{ certPem: "c2", keyPem: "k2", clientCa: { caPem: "CA2" } }]);
+  });
+
+  test("without a client CA a reload sends the certificate alone", async () => {
+    const t = setup();
+    await t.sw.start();
+    expect(t.workers[0]!.sent.find((m) => m.op === "start")?.body.clientCa).toBeUndefined();
+    t.sw.setCertificate("c2", "k2");
+    expect(t.workers[0]!.notes("certificate")).toEqual([{ certPem: "c2", keyPem: "k2" }]);
   });
 
   test("a session coming back through another worker: the old one is told to let go, the new one holds it", async () => {

@@ -8,7 +8,7 @@ describe("planWorkers", () => {
 
   test("a number above 1 is taken as given, or refused with what the workers cannot carry", () => {
     expect(planWorkers({ requested: 3, cores: 2, unsupported: [] })).toEqual({ kind: "workers", count: 3, auto: false });
-    expect(planWorkers({ requested: 2, cores: 8, unsupported: ["SAML", "client certificates (clientCaFile)"] })).toEqual({ kind: "refused", unsupported: ["SAML", "client certificates (clientCaFile)"] });
+    expect(planWorkers({ requested: 2, cores: 8, unsupported: ["SAML", "DTLS under this runtime"] })).toEqual({ kind: "refused", unsupported: ["SAML", "DTLS under this runtime"] });
   });
 
   test("auto (0) takes one worker per core, at most AUTO_WORKERS_MAX", () => {
