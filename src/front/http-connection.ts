@@ -3,7 +3,7 @@ import type { Result } from "../errors.ts";
 import type { ClientCertificateInfo } from "../pki/verify-client-cert.ts";
 import { unmapIpv4 } from "../net/ipv6.ts";
 import { handleAuthRequest, type AuthConnectionState, type LoginHandler } from "./auth-endpoint.ts";
-import { handleSamlRequest, isSamlPath, type SamlFront } from "./saml-endpoints.ts";
+import { handleSamlRequest, isSamlPath } from "./saml-endpoints.ts";
 import { completeConnect, TUNNEL_PATHS, type ConnectGrant, type DtlsOfferer } from "../tunnel/connect-handler.ts";
 import type { Ipv6Pool } from "../tunnel/ipv6-offer.ts";
 import { offerDtls } from "../tunnel/dtls-offer.ts";
@@ -32,8 +32,11 @@ export interface TunnelFront {
   pool6?: Ipv6Pool;
   /** The checked client certificate of a connection, when a client CA is configured (docs/protocol.md §3). */
   clientCertificate?(socket: TLSSocket): Result<ClientCertificateInfo> | undefined;
-  /** The SAML service provider's pages (docs/protocol.md §4), when SAML is configured. */
-  saml?: SamlFront;
+  /**
+   * The SAML service provider's pages (docs/protocol.md §4), when SAML is configured: this
+   * process's (handleSamlRequest), or, in a session worker, the main process's, asked for each.
+   */
+  samlPages?(request: HttpRequest): Promise<ResponseSpec>;
   /** The PSK for PSK-NEGOTIATE from this connection's TLS exporter, or undefined (docs/protocol.md §7.4). */
   exportPsk(socket: TLSSocket): Uint8Array | undefined;
   /** Where refusals and time-outs are counted (gw_connections_*_total). */
@@ -206,7 +209,7 @@ export function serveConnection(socket: TLSSocket, front: TunnelFront, slot: Adm
 
   async function route(request: HttpRequest): Promise<ResponseSpec> {
     const path = request.target.split("?")[0]!;
-    if (isSamlPath(path)) return handleSamlRequest(request, front.saml);
+    if (isSamlPath(path)) return front.samlPages ? front.samlPages(request) : handleSamlRequest(request, undefined);
     if (request.method === "POST" || (request.method === "GET" && (path === "/" || path === "/auth"))) {
       return handleAuthRequest(request, front.flow, { peer, ip: clientIp, certificate: front.clientCertificate?.(socket) }, login);
     }

@@ -40,6 +40,8 @@ import { createPskExporter } from "../tunnel/psk-exporter.ts";
 import { openSqliteStore } from "../store/sqlite-store.ts";
 import type { Store } from "../store/store.ts";
 import { serveConnection } from "../front/http-connection.ts";
+import { handleSamlRequest } from "../front/saml-endpoints.ts";
+import type { HttpRequest } from "../front/http-head.ts";
 import { grantConnect } from "../tunnel/connect-handler.ts";
 import type { TunnelDefaults } from "../tunnel/tunnel-params.ts";
 import { listenTls, recordSealing } from "../front/tls-listener.ts";
@@ -400,6 +402,7 @@ export async function startGateway(config: GatewayConfig, deps: GatewayDeps): Pr
       sessions,
       pool,
       pool6,
+      ...(saml && { samlPages: (request: HttpRequest) => handleSamlRequest(request, saml.front) }),
       flow,
       policySource,
       defaults: tunnelDefaults,
@@ -454,7 +457,7 @@ export async function startGateway(config: GatewayConfig, deps: GatewayDeps): Pr
           pool6,
           exportPsk,
           counters: frontCounters,
-          saml: saml?.front,
+          samlPages: saml && ((request) => handleSamlRequest(request, saml.front)),
           clientCertificate,
         }, slot, output),
     });
@@ -556,7 +559,6 @@ interface TunnelPort {
 function workersUnsupported(config: GatewayConfig, deps: GatewayDeps): string[] {
   if (!deps.openWorkerKernel || !deps.workerProcesses) return ["this runtime (it cannot start worker processes)"];
   return [
-    config.samlIdpUrl !== undefined ? "SAML" : undefined,
     config.dtls && deps.workersCarryDtls === false ? "DTLS under this runtime (its workers cannot take a UDP socket; --no-dtls)" : undefined,
   ].filter((what) => what !== undefined);
 }

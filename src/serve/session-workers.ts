@@ -2,7 +2,8 @@ import type { LoginFlow } from "../control/auth/login-flow.ts";
 import type { CompiledPolicy } from "../control/group-policy.ts";
 import type { ConnectionInfo, EndReason, LiveConnection, Session, SessionRegistry } from "../control/sessions.ts";
 import { err, ok, type Result } from "../errors.ts";
-import { HeaderList } from "../front/http-head.ts";
+import { HeaderList, type HttpRequest } from "../front/http-head.ts";
+import type { ResponseSpec } from "../front/http-response.ts";
 import { logLine, type Log } from "../log/log-line.ts";
 import type { AddressPool } from "../net/address-pool.ts";
 import type { AddressPool6 } from "../net/address-pool6.ts";
@@ -41,6 +42,8 @@ export interface SessionWorkersOptions {
   logFormat: "text" | "json";
   /** The gateway's drop counters (gw status, /metrics): the workers' totals are summed into them. */
   drops: DropCounters;
+  /** SAML's pages (handleSamlRequest with this process's service provider), when SAML is configured. */
+  samlPages?(request: HttpRequest): Promise<ResponseSpec>;
   /** A worker's policy drop, for the event stream. */
   onDropNotice(notice: { session: Session; rule: PolicyDropCause; peer: string; protocol: number; port: number; drops: number }): void;
 }
@@ -170,6 +173,7 @@ export class SessionWorkers {
       ...this.o.start,
       tun: { name: kernel.tun.name, mtu: kernel.tun.mtu, vnetHeader: kernel.tun.vnetHeader },
       dtls: kernel.udp !== undefined,
+      ...(this.o.samlPages && { saml: true }),
       ...(this.o.pool6 && { pool6: { network: [...this.o.pool6.cidr.network] as [number, number, number, number], prefixLength: this.o.pool6.cidr.prefixLength } }),
     });
     const first = this.firstStarts.get(index);
@@ -189,6 +193,14 @@ export class SessionWorkers {
         });
         const answer: WireLoginAnswer = outcome.kind === "success" ? { kind: "success", token: outcome.token, configHash: outcome.session.configHash } : outcome;
         return ok(answer);
+      },
+      samlPage: async (body) => {
+        const samlPages = this.o.samlPages;
+        if (!samlPages) return err("saml_not_configured", "single sign-on is not configured on this gateway");
+        const request: HttpRequest = { method: body.method, target: body.target, version: "HTTP/1.1", headers: new HeaderList(body.headers), body: Buffer.from(body.body, "base64") };
+        const page = await samlPages(request);
+        const text = typeof page.body === "string" ? page.body : new TextDecoder().decode(page.body ?? new Uint8Array(0));
+        return ok({ status: page.status, reason: page.reason, headers: page.headers.map(([n, v]) => [n, v] as [string, string]), body: text });
       },
       connect: (body) => {
         const headers = new HeaderList(body.headers);

@@ -52,6 +52,8 @@ const startBody = z.object({
   pool: z.object({ network: z.number().int().nonnegative(), prefixLength: z.number().int().min(0).max(32) }),
   /** The IPv6 pool (--pool6), for the worker's IPv6 router, policy compiler and tunnel answers. */
   pool6: z.object({ network: z.tuple([u32, u32, u32, u32]), prefixLength: z.number().int().min(POOL6_MIN_PREFIX).max(POOL6_MAX_PREFIX) }).optional(),
+  /** SAML is configured: the worker passes the service provider's pages to the main process (samlPage). */
+  saml: z.boolean().optional(),
   /** The client CA and CRL (--client-ca, --crl): the worker asks for certificates and checks them. */
   clientCa: clientCa.optional(),
   /** Connections this worker holds at most (its own open-file limit's budget). */
@@ -84,6 +86,10 @@ const loginAnswer = z.discriminatedUnion("kind", [
   z.object({ kind: z.literal("refused"), message: text(4096), retryAfterSeconds: z.number().optional() }),
 ]);
 export type WireLoginAnswer = z.infer<typeof loginAnswer>;
+
+/** The HTTP request as the worker's front parsed it; the body in base64 (an ACS post is a form of a few kilobytes). */
+const samlPageRequest = z.object({ method: text(16), target: text(8192), headers, body: text(1024 * 1024) });
+const samlPageAnswer = z.object({ status: z.number().int().min(100).max(599), reason: text(128), headers, body: text(1024 * 1024) });
 
 const connectAnswer = z.discriminatedUnion("kind", [
   z.object({
@@ -145,6 +151,8 @@ export const tunnelProtocol = {
     requests: {
       login: { body: loginBody, answer: loginAnswer },
       connect: { body: z.object({ headers, clientIp: text(64) }), answer: connectAnswer },
+      /** A request for one of SAML's pages (the login redirect, the ACS, metadata, the final page), answered by the main process's service provider. */
+      samlPage: { body: samlPageRequest, answer: samlPageAnswer },
     },
     notes: {
       /** A connection of the session is up on this worker (its number tells it from the worker's others). */

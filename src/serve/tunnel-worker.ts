@@ -9,6 +9,7 @@ import { ConnectionAdmission } from "../front/connection-admission.ts";
 import { FrontCounters } from "../front/front-counters.ts";
 import { FRONT_LIMITS } from "../front/front-limits.ts";
 import type { HttpRequest } from "../front/http-head.ts";
+import type { ResponseSpec } from "../front/http-response.ts";
 import { serveConnection, type TunnelFront } from "../front/http-connection.ts";
 import { listenTls, recordSealing, tlsContextOptions } from "../front/tls-listener.ts";
 import { handshakeTimeoutLog } from "../front/handshake-timeout-log.ts";
@@ -152,6 +153,8 @@ class TunnelWorker {
       grant: (request, clientIp) => this.remoteGrant(request, clientIp),
       exportPsk: createPskExporter(log),
       counters: this.frontCounters,
+      // The service provider (its requests in flight, its replay cache) is the main process's.
+      ...(config.saml && { samlPages: (request) => this.remoteSamlPage(request) }),
       // Checked here, where the TLS connection is; the main process's login flow reads the verdict.
       ...(this.clientTrust && { clientCertificate: (socket) => this.clientCheck?.(socket) }),
     };
@@ -255,6 +258,19 @@ class TunnelWorker {
         return answer;
       },
     };
+  }
+
+  /** One of SAML's pages, as the main process's service provider answers it. */
+  private async remoteSamlPage(request: HttpRequest): Promise<ResponseSpec> {
+    const asked = await this.context.main.request("samlPage", {
+      method: request.method,
+      target: request.target,
+      headers: [...request.headers].map(([n, v]) => [n, v] as [string, string]),
+      body: Buffer.from(request.body.buffer, request.body.byteOffset, request.body.byteLength).toString("base64"),
+    }, CONTROL_ANSWER_MS);
+    if (asked.ok) return asked.value;
+    const message = "The gateway could not answer this single sign-on page now: try again.";
+    return { status: 503, reason: "Service Unavailable", headers: [["Content-Type", "text/plain; charset=utf-8"], ["Cache-Control", "no-store"]], body: `${message}\n` };
   }
 
   /** The CONNECT's grant from the main process; the session becomes (or stays) a mirror here. */

@@ -3,7 +3,8 @@
  * a script (no real browser) that goes through the test IdP (its own key, signed assertions, an
  * HTTP server in the gateway namespace) and the gateway's ACS, and hands the encrypted token to
  * openconnect on localhost:29786. Success pings the lan host; each refusal reaches openconnect
- * as the gateway's message. Runs against the sources and the compiled dist/gw.
+ * as the gateway's message. Runs against the sources and the compiled dist/gw, and against
+ * `--workers 2`, where a worker process passes SAML's pages to the main process's service provider.
  */
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { execFileSync } from "node:child_process";
@@ -18,8 +19,14 @@ import { createTopology, type Topology } from "../harness/topology.ts";
 const IDP_PORT = 8089;
 const browser = join(repoRoot, "test/e2e/fixtures/sso-browser.sh");
 
-for (const variant of ["sources", "binary"] as GwVariant[]) {
-  describe.skipIf(!e2eAvailable(variant))(`openconnect SAML external-browser login against gw (${variant})`, () => {
+const cases: { variant: GwVariant; tag: string; flags: string[]; label: string }[] = [
+  { variant: "sources", tag: "ss", flags: [], label: "sources" },
+  { variant: "binary", tag: "sb", flags: [], label: "binary" },
+  { variant: "sources", tag: "sw", flags: ["--workers", "2"], label: "sources, --workers 2" },
+];
+
+for (const { variant, tag, flags, label } of cases) {
+  describe.skipIf(!e2eAvailable(variant))(`openconnect SAML external-browser login against gw (${label})`, () => {
     let topology: Topology;
     let procs: ProcessGroup;
     let gw: RunningGw;
@@ -27,9 +34,9 @@ for (const variant of ["sources", "binary"] as GwVariant[]) {
     const run = (ns: string, argv: string[]) => execFileSync(topology.exec(ns)[0]!, [...topology.exec(ns).slice(1), ...argv], { encoding: "utf8", timeout: 60_000 });
 
     beforeAll(async () => {
-      topology = createTopology(variant === "sources" ? "ss" : "sb");
+      topology = createTopology(tag);
       procs = new ProcessGroup();
-      work = tempDir(`saml-${variant}`);
+      work = tempDir(`saml-${tag}`);
       const dataDir = join(work, "data");
       const idpDir = join(work, "idp");
       const cli = (args: string[], input?: string) => {
@@ -52,7 +59,9 @@ for (const variant of ["sources", "binary"] as GwVariant[]) {
         "--saml-idp-url", `http://${topology.gatewayOutside}:${IDP_PORT}/sso`,
         "--saml-idp-cert", join(idpDir, "idp.crt"),
         "--saml-base-url", `https://${topology.gatewayOutside}`,
+        ...flags,
       ]);
+      if (flags.includes("--workers")) expect(gw.process.stderr()).toContain("2 worker processes");
     }, 120_000);
 
     afterAll(async () => {

@@ -74,19 +74,6 @@ describe.skipIf(!e2eAvailable())("gw serve startup errors", () => {
     expectOneLine(serve(["--tun", "gwst1"], ["unshare", "--mount", "--propagation", "private", "sh", "-c", hide]), "tun_unavailable", /\/dev\/net\/tun/);
   });
 
-  /** SAML's three settings, with a self-signed certificate standing for the IdP's signing one. */
-  const saml = () => {
-    const key = join(work, "idp.key");
-    const cert = join(work, "idp.pem");
-    execFileSync("openssl", ["req", "-x509", "-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:P-256", "-nodes", "-keyout", key, "-out", cert, "-subj", "/CN=gw startup test IdP", "-days", "1"], { stdio: "ignore" });
-    return ["--saml-idp-url", "https://idp.example/sso", "--saml-idp-cert", cert, "--saml-base-url", "https://vpn.example"];
-  };
-
-  test("--workers 2 with a setting the workers do not carry is refused in one line", () => {
-    expectOneLine(serve(["--tun", "gwst4", "--workers", "2", ...saml()]), "workers_unsupported", /workers 2 cannot run with SAML: set workers to 1/);
-    expect(execFileSync("ip", ["-n", ns, "-o", "link"], { encoding: "utf8" })).not.toContain("gwst4");
-  });
-
   /** Starts gw serve with these flags, waits for its ready line, stops it; returns what it logged. */
   const readyLine = async (args: string[], wrapper: string[] = []) => {
     const gw = procs.start(["ip", "netns", "exec", ns, ...wrapper, ...gwArgv("sources"), "serve", "--data-dir", join(work, "auto"), "--listen", "127.0.0.1", "--port", "8453", "--api-listen", "127.0.0.1:9453", "--tun", "gwst5", "--pool", "10.13.0.0/24", ...args]);
@@ -101,8 +88,6 @@ describe.skipIf(!e2eAvailable())("gw serve startup errors", () => {
     const plain = await readyLine(["--workers", "0"]);
     expect(plain).toMatch(cores >= 2 ? new RegExp(`, "${Math.min(cores, 16)} worker processes \\(auto: one per core\\)"\n`) : /, "one process \(auto: one core\)"\n/);
     if (cores < 2) return;
-    // A setting the workers do not carry: one process instead of a refusal.
-    expect(await readyLine(["--workers", "0", ...saml()])).toMatch(/, "one process \(auto: workers cannot run with SAML\)"\n/);
     // No CAP_BPF (nor CAP_SYS_ADMIN): the TUN steering program cannot load, so one process, with the reason logged.
     const noBpf = await readyLine(["--workers", "0"], ["setpriv", "--bounding-set=-bpf,-sys_admin", "--inh-caps=-bpf,-sys_admin"]);
     expect(noBpf).toMatch(/workers auto: one process instead of \d+: /);

@@ -12,6 +12,8 @@ import type { WorkerKernel } from "../../../src/runtime/worker-kernel.ts";
 import { SessionWorkers } from "../../../src/serve/session-workers.ts";
 import { connectionView } from "../../../src/control/connections.ts";
 import type { LoginRequest } from "../../../src/control/auth/login-flow.ts";
+import type { HttpRequest } from "../../../src/front/http-head.ts";
+import type { ResponseSpec } from "../../../src/front/http-response.ts";
 
 /** A worker process as the main process sees it, driven by the test: what it was sent, and its side of the channel. */
 class FakeWorker implements ChildHandle {
@@ -52,7 +54,7 @@ class FakeWorker implements ChildHandle {
   }
 }
 
-function setup(o: { pool6?: string; clientCa?: { caPem: string; crlPem?: string } } = {}) {
+function setup(o: { pool6?: string; clientCa?: { caPem: string; crlPem?: string }; samlPages?: (request: HttpRequest) => Promise<ResponseSpec> } = {}) {
   const now = () => 1_000_000;
   const sessions = new SessionRegistry(300_000, now);
   const cidr = parseCidr("10.10.0.0/24");
@@ -102,6 +104,7 @@ function setup(o: { pool6?: string; clientCa?: { caPem: string; crlPem?: string 
     logFormat: "text",
     drops,
     onDropNotice: () => {},
+    ...(o.samlPages && { samlPages: o.samlPages }),
   });
   const login = () => {
     const { session, token } = sessions.create({ user: "dave", group: "staff", policy: compilePolicy(emptyPolicy), configHash: "h" });
@@ -194,6 +197,35 @@ describe("SessionWorkers: the main process's account of sessions carried by work
     expect(refused?.ok === false && refused.error.code).toBe("cert_revoked");
     t.sw.setCertificate("c2", "k2", { caPem: "CA2" });
     for (const w of t.workers) expect(w.notes("certificate")).toEqual([{ certPem: "c2", keyPem: "k2", clientCa: { caPem: "CA2" } }]);
+  });
+
+  test("with SAML: workers are told to pass SAML's pages on, and a page request is answered by the service provider here", async () => {
+    const asked: HttpRequest[] = [];
+    const t = setup({
+      samlPages: async (request) => {
+        asked.push(request);
+        return { status: 302, reason: "Found", headers: [["Location", "https://vpn.example/+CSCOE+/saml_ac_login.html"]], body: new TextEncoder().encode("") };
+      },
+    });
+    await t.sw.start();
+    expect(t.workers[0]!.sent.find((m) => m.op === "start")?.body.saml).toBe(true);
+    const w = t.workers[1]!;
+    const form = "SAMLResponse=PHNhbWw%2B&RelayState=r1";
+    w.receive({ kind: "request", id: 3000, op: "samlPage", body: { method: "POST", target: "/+CSCOE+/saml/sp/acs", headers: [["Content-Type", "application/x-www-form-urlencoded"]], body: Buffer.from(form).toString("base64") } });
+    await new Promise((r) => setTimeout(r, 0));
+    expect(new TextDecoder().decode(asked[0]!.body)).toBe(form);
+    expect(asked[0]!.headers.get("content-type")).toBe("application/x-www-form-urlencoded");
+    expect(w.sent.find((m) => m.kind === "answer" && m.id === 3000)?.body).toEqual({ status: 302, reason: "Found", headers: [["Location", "https://vpn.example/+CSCOE+/saml_ac_login.html"]], body: "" });
+  });
+
+  test("without SAML a worker is not told to pass pages on, and a page request is refused", async () => {
+    const t = setup();
+    await t.sw.start();
+    expect(t.workers[0]!.sent.find((m) => m.op === "start")?.body.saml).toBeUndefined();
+    const w = t.workers[0]!;
+    w.receive({ kind: "request", id: 3001, op: "samlPage", body: { method: "GET", target: "/+CSCOE+/saml/sp/metadata", headers: [], body: "" } });
+    await new Promise((r) => setTimeout(r, 0));
+    expect(w.sent.find((m) => m.id === 3001)).toMatchObject({ kind: "failure", code: "saml_not_configured" });
   });
 
   test("without a client CA a reload sends the certificate alone", async () => {
