@@ -4,7 +4,8 @@ import { join } from "node:path";
 /**
  * dist/gw.mjs: one ESM bundle that runs on Bun (`bun dist/gw.mjs`) and on Deno
  * (`deno run -A dist/gw.mjs`). Each runtime's TUN reader worker is its own entry
- * (dist/tun-worker-bun.mjs, dist/tun-worker-deno.mjs; see src/runtime/linux/worker-url.ts), and so is
+ * (dist/tun-worker-bun.mjs, dist/tun-worker-deno.mjs; see src/runtime/linux/worker-url.ts), as is Deno's
+ * reader of a worker process's UDP socket (dist/udp-worker-deno.mjs), and so is
  * the portable password hasher's (dist/password-worker.mjs, used under Deno).
  * Code splitting keeps each runtime's adapters in a chunk of its own, loaded only on that
  * runtime: bun:ffi must never be linked under Deno. Chunks sit next to gw.mjs, so copy dist/ whole.
@@ -16,6 +17,7 @@ export async function bundle(root: string): Promise<void> {
       gw: "src/main.ts",
       "tun-worker-bun": "src/runtime/bun/tun-worker.ts",
       "tun-worker-deno": "src/runtime/deno/tun-worker.ts",
+      "udp-worker-deno": "src/runtime/deno/udp-worker.ts",
       "password-worker": "src/runtime/password-worker.ts",
     },
     outdir: join(root, "dist"),

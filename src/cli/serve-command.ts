@@ -60,7 +60,6 @@ export const serveCommand = defineCommand({
       openUdp,
       openWorkerKernel: runtime.openWorkerKernel,
       workerProcesses: runtime.workerProcesses,
-      workersCarryDtls: runtime.workersCarryDtls,
       createGcmKey,
       openRawTcp,
       hasher: passwordHasher,

@@ -114,7 +114,7 @@ export const SETTINGS = {
   }),
   workers: setting({
     schema: z.number().int().min(0).max(64).default(1),
-    help: "worker processes holding the tunnel sessions, each a share of the clients (chosen by client address) with its own open-file limit and core; 1: all in one process; 0: one per core (auto), or one process where workers cannot run (the ready line says why). More than 1 needs Linux and CAP_BPF (and Bun for DTLS in the workers)",
+    help: "worker processes holding the tunnel sessions, each a share of the clients (chosen by client address) with its own open-file limit and core; 1: all in one process; 0: one per core (auto), or one process where workers cannot run (the ready line says why). More than 1 needs Linux and CAP_BPF",
     flag: "workers",
     valueHint: "N",
     example: "2",

@@ -201,7 +201,9 @@ export class DtlsServer {
 
   private onHandshakeDatagram(peer: Peer, data: Uint8Array, port: number): void {
     if (!peer.handshake) return this.o.drops.count("dtls_bad_record"); // the channel is up and in use: no handshake now
-    const step = peer.handshake.receive(data);
+    // A copy: the handshake keeps parts of its datagrams (the ClientHello, its random) for the next
+    // one, and the socket's buffer is valid only during this call (a Deno worker's reader reuses it).
+    const step = peer.handshake.receive(data.slice());
     for (const datagram of step.send) this.o.udp.send(datagram, port, peer.address);
     if (step.done && !peer.channel) {
       const binding = peer.binding;

@@ -20,10 +20,8 @@ export interface Runtime {
   readonly openWorkerKernel: OpenWorkerKernel;
   /** In a worker process: its handed TUN queue as a TunDevice. */
   readonly adoptTun: AdoptTun;
-  /** In a worker process: its handed member of the UDP group (udp_adopt_unsupported under Deno). */
+  /** In a worker process: its handed member of the UDP group. */
   readonly adoptUdp: AdoptUdp;
-  /** Whether adoptUdp works here: worker processes carry DTLS only then. */
-  readonly workersCarryDtls: boolean;
   readonly serveHttps: ServeHttps;
   readonly passwordHasher: PasswordHasher;
   readonly raiseOpenFileLimit: RaiseOpenFileLimit;

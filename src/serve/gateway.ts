@@ -81,8 +81,6 @@ export interface GatewayDeps {
   openWorkerKernel?: OpenWorkerKernel;
   /** Starting worker processes of this program (--workers N). */
   workerProcesses?: Pick<WorkerProcesses, "spawn" | "selfArgv">;
-  /** False where a worker cannot take its UDP socket (Deno): workers then need --no-dtls. */
-  workersCarryDtls?: boolean;
   /** The cores for `workers` 0 (auto); default: os.availableParallelism. */
   cores?(): number;
   /** Native AES-GCM for DTLS records (the runtime's); absent: node:crypto per record. */
@@ -171,7 +169,7 @@ export async function startGateway(config: GatewayConfig, deps: GatewayDeps): Pr
     log: deps.log,
   };
   // --workers N: the kernel objects the workers share, made and kept here (docs/architecture.md §7).
-  const plan = planWorkers({ requested: config.workers ?? 1, cores: (deps.cores ?? availableParallelism)(), unsupported: workersUnsupported(config, deps) });
+  const plan = planWorkers({ requested: config.workers ?? 1, cores: (deps.cores ?? availableParallelism)(), unsupported: workersUnsupported(deps) });
   if (plan.kind === "refused") {
     const why = `workers ${config.workers} cannot run with ${plan.unsupported.join(", ")}: set workers to 1 (gw serve --workers 1) or leave those settings out`;
     return fail({ ok: false, error: new GwError("workers_unsupported", why) });
@@ -555,10 +553,7 @@ interface TunnelPort {
   close(): Promise<void>;
 }
 
-/** What worker processes cannot carry with these settings or on this runtime (empty: they can run). */
-function workersUnsupported(config: GatewayConfig, deps: GatewayDeps): string[] {
-  if (!deps.openWorkerKernel || !deps.workerProcesses) return ["this runtime (it cannot start worker processes)"];
-  return [
-    config.dtls && deps.workersCarryDtls === false ? "DTLS under this runtime (its workers cannot take a UDP socket; --no-dtls)" : undefined,
-  ].filter((what) => what !== undefined);
+/** Why worker processes cannot run here (empty: they can): they carry every setting, on both runtimes. */
+function workersUnsupported(deps: GatewayDeps): string[] {
+  return !deps.openWorkerKernel || !deps.workerProcesses ? ["this runtime (it cannot start worker processes)"] : [];
 }

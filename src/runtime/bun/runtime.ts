@@ -19,7 +19,6 @@ export const bunRuntime: Runtime = {
   openWorkerKernel,
   adoptTun,
   adoptUdp,
-  workersCarryDtls: true,
   serveHttps,
   passwordHasher: bunPasswordHasher,
   raiseOpenFileLimit,

@@ -3,8 +3,8 @@ import { errnoReaders } from "./errno.ts";
 import { openFirst } from "../linux/libc-names.ts";
 
 /**
- * libc through Deno.dlopen: the calls the TUN device, the file lock, the open-file limit and a
- * worker's parent-death request make.
+ * libc through Deno.dlopen: the calls the TUN device, a handed UDP socket, the file lock, the
+ * open-file limit and a worker's parent-death request make.
  * Pointer arguments the packet path passes are declared "usize" and given as plain numbers
  * (buffer address + offset), so a read into the ring allocates no pointer object.
  */
@@ -22,6 +22,10 @@ const SYMBOLS = {
   epoll_create1: { parameters: ["i32"], result: "i32" },
   epoll_ctl: { parameters: ["i32", "i32", "i32", "buffer"], result: "i32" },
   epoll_wait: { parameters: ["i32", "usize", "i32", "i32"], result: "i32" },
+  // A handed UDP socket (udp-adopt.ts): received into the reader's ring, sent from the caller's buffer.
+  recvfrom: { parameters: ["i32", "usize", "usize", "i32", "usize", "usize"], result: "isize" },
+  sendto: { parameters: ["i32", "buffer", "usize", "i32", "buffer", "u32"], result: "isize" },
+  getsockname: { parameters: ["i32", "buffer", "buffer"], result: "i32" },
   fcntl: { parameters: ["i32", "i32", "i64"], result: "i32" },
   flock: { parameters: ["i32", "i32"], result: "i32" },
   ftruncate: { parameters: ["i32", "i64"], result: "i32" },

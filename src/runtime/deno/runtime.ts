@@ -21,7 +21,6 @@ export const denoRuntime: Runtime = {
   openWorkerKernel,
   adoptTun,
   adoptUdp,
-  workersCarryDtls: false,
   serveHttps,
   passwordHasher: createPortablePasswordHasher(),
   raiseOpenFileLimit,

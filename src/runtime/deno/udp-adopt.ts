@@ -1,9 +1,69 @@
-import { err } from "../../errors.ts";
-import type { AdoptUdp } from "../udp.ts";
+import { err, ok } from "../../errors.ts";
+import { ensureNonBlocking } from "../linux/fd-flags.ts";
+import { SockaddrCache } from "../linux/sockaddr-cache.ts";
+import { readSockaddr, SOCKADDR_BYTES, writeSockaddrPort } from "../linux/sockaddr.ts";
+import { AF_INET6 } from "../linux/tun-libc.ts";
+import { startReader } from "../linux/tun-reader.ts";
+import { workerUrl } from "../linux/worker-url.ts";
+import type { AdoptUdp, UdpSocket } from "../udp.ts";
+import { loadDenoLibc } from "./libc.ts";
+
+const readerUrl = () => workerUrl(import.meta.url, "./udp-worker.ts", "./udp-worker-deno.mjs");
 
 /**
- * Deno cannot wrap a handed UDP descriptor: Deno.listenDatagram takes no descriptor, and
- * node:dgram's bind({ fd }) throws ERR_INVALID_FD_TYPE ("Unsupported fd type: UNKNOWN", Deno 2.9.6).
+ * A worker process's member of the steered UDP group, over its handed descriptor. Deno cannot
+ * wrap a descriptor (Deno.listenDatagram takes none; node:dgram's bind({ fd }) throws
+ * ERR_INVALID_FD_TYPE, Deno 2.9.6), so the socket is read the way a TUN queue is: a worker blocks
+ * in epoll_wait and fills a shared ring (udp-worker.ts), and the datagrams are sent with sendto
+ * through Deno.dlopen, which takes the bytes at the call, as the UdpSocket interface asks.
  */
-export const adoptUdp: AdoptUdp = async (fd) =>
-  err("udp_adopt_unsupported", `cannot take over the handed UDP socket (fd ${fd}) under Deno: DTLS in worker processes needs Bun for now; run gw on Bun, or start it without DTLS (--no-dtls) or without --workers`);
+export const adoptUdp: AdoptUdp = async (fd) => {
+  const fail = (why: string) => err("udp_failed", `cannot take over the handed UDP socket (fd ${fd}): ${why}`);
+  if (!Number.isInteger(fd) || fd < 0) return fail("not a descriptor");
+  const libc = loadDenoLibc();
+  const nonBlocking = ensureNonBlocking(libc, fd);
+  if ("errno" in nonBlocking) return fail(`fcntl: ${libc.strerror(nonBlocking.errno)}`);
+  const bound = new Uint8Array(SOCKADDR_BYTES);
+  if (libc.raw.getsockname(fd, bound, new Uint32Array([SOCKADDR_BYTES])) !== 0) return fail(`getsockname: ${libc.strerror(libc.errno())}`);
+  const local = readSockaddr(bound);
+  if (local === null) return fail("not an IPv4 or IPv6 socket");
+  const family = (bound[0]! | (bound[1]! << 8)) === AF_INET6 ? "IPv6" : "IPv4";
+
+  let handler: (data: Uint8Array, port: number, address: string) => void = () => {};
+  const reader = await startReader(libc, readerUrl(), fd, `udp fd ${fd}`, SOCKADDR_BYTES, (why) => console.error(`udp fd ${fd}: datagram reader stopped: ${why}`), "keep");
+  if (!reader.ok) return reader;
+  // Each read is the source's sockaddr, then the datagram (udp-worker.ts).
+  reader.value.setHandler((reads) => {
+    for (const read of reads) {
+      const from = readSockaddr(read);
+      if (from !== null) handler(read.subarray(SOCKADDR_BYTES), from.port, from.address);
+    }
+  });
+
+  const destinations = new SockaddrCache(family);
+  let open = true;
+  const send = (data: Uint8Array, port: number, address: string): boolean => {
+    if (!open) return false;
+    const to = destinations.get(address);
+    if (to.length === 0) return false;
+    writeSockaddrPort(to.bytes, port);
+    return Number(libc.raw.sendto(fd, data, data.byteLength, 0, to.bytes, to.length)) >= 0;
+  };
+  const socket: UdpSocket = {
+    port: local.port,
+    send,
+    sendMany(batch) {
+      let sent = 0;
+      for (let i = 0; i + 2 < batch.length; i += 3) if (send(batch[i] as Uint8Array, batch[i + 1] as number, batch[i + 2] as string)) sent++;
+      return sent;
+    },
+    onDatagram: (h) => void (handler = h),
+    close() {
+      if (!open) return;
+      open = false;
+      reader.value.stop();
+      libc.close(fd);
+    },
+  };
+  return ok(socket);
+};

@@ -4,6 +4,7 @@
  * peer of an IPv6 socket becomes ::ffff:a.b.c.d; an IPv6 peer of an IPv4 socket cannot be reached.
  */
 import { AF_INET, AF_INET6 } from "./tun-libc.ts";
+import { formatIpv6 } from "../../net/ipv6.ts";
 
 /** Room for either form (sockaddr_in6 is the larger). */
 export const SOCKADDR_BYTES = 28;
@@ -95,4 +96,26 @@ export function parseIpv6(text: string): Uint8Array | null {
     bytes[i * 2 + 1] = all[i]! & 0xff;
   }
   return bytes;
+}
+
+/**
+ * A received datagram's source: the sockaddr_in or sockaddr_in6 at `at` in `bytes`, as address
+ * text and port; null for another family. An IPv4 peer of a dual-stack socket (::ffff:a.b.c.d)
+ * reads as a.b.c.d, which encodeSockaddr maps back for the same socket.
+ */
+export function readSockaddr(bytes: Uint8Array, at = 0): { address: string; port: number } | null {
+  const family = bytes[at]! | (bytes[at + 1]! << 8);
+  const port = (bytes[at + 2]! << 8) | bytes[at + 3]!;
+  if (family === AF_INET) return { address: dotted(bytes, at + 4), port };
+  if (family !== AF_INET6) return null;
+  const a = at + 8;
+  let mapped = bytes[a + 10] === 0xff && bytes[a + 11] === 0xff;
+  for (let i = 0; i < 10 && mapped; i++) mapped = bytes[a + i] === 0;
+  if (mapped) return { address: dotted(bytes, a + 12), port };
+  const view = new DataView(bytes.buffer, bytes.byteOffset + a, 16);
+  return { address: formatIpv6([view.getUint32(0), view.getUint32(4), view.getUint32(8), view.getUint32(12)]), port };
+}
+
+function dotted(bytes: Uint8Array, at: number): string {
+  return `${bytes[at]}.${bytes[at + 1]}.${bytes[at + 2]}.${bytes[at + 3]}`;
 }

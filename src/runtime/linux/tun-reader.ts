@@ -59,6 +59,11 @@ const STOP_TIMEOUT_MS = 2_000;
 /**
  * `workerUrl` is the runtime's worker file (bun/tun-worker.ts, deno/tun-worker.ts); it runs
  * tun-read-loop.ts on the fd. A module worker, the only kind Deno has.
+ *
+ * `headers`: what the `headerBytes` before each packet are. "virtio" (a TUN's virtio-net header):
+ * the handler gets the packets after it, a TCP super-packet cut into segments. "keep" (a
+ * datagram reader's source address, deno/udp-worker.ts): the handler gets each read whole,
+ * header first.
  */
 export function startReader(
   libc: TunLibc,
@@ -67,6 +72,7 @@ export function startReader(
   name: string,
   headerBytes: number,
   onFatal: (message: string) => void,
+  headers: "virtio" | "keep" = "virtio",
 ): Promise<Result<TunReader>> {
   const wakeFd = libc.eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC);
   if (wakeFd < 0) {
@@ -104,8 +110,9 @@ export function startReader(
   let next = 0;
   const packets: Uint8Array[] = [];
   // With the virtio-net header, a read may be a super-packet to cut or a checksum to complete.
-  const ringSegments = headerBytes > 0 ? new TcpSegmenter() : null;
-  const nowSegments = headerBytes > 0 ? new TcpSegmenter() : null;
+  const virtio = headers === "virtio" && headerBytes > 0;
+  const ringSegments = virtio ? new TcpSegmenter() : null;
+  const nowSegments = virtio ? new TcpSegmenter() : null;
   const deliverOldest = () => {
     const slot = next;
     if (Atomics.load(words, slotStateIndex(slot)) !== FULL) return;
@@ -116,7 +123,9 @@ export function startReader(
     for (let i = 0; i < count; i++) {
       const length = words[slotLengthIndex(slot, i)]!;
       offset += headerBytes;
-      if (headerBytes === 0 || isPlainHeader(ring.data, offset - headerBytes)) {
+      if (!virtio) {
+        packets.push(new Uint8Array(ring.buffer, offset - headerBytes, length + headerBytes));
+      } else if (isPlainHeader(ring.data, offset - headerBytes)) {
         packets.push(new Uint8Array(ring.buffer, offset, length));
       } else {
         ringSegments?.expand(ring.data, offset - headerBytes, headerBytes, length, packets);
@@ -159,7 +168,8 @@ export function startReader(
     if (Atomics.load(words, ownerWaitingIndex) === 1) Atomics.notify(words, ownerIndex);
   };
   const claim = () => {
-    if (claimed || stopped || !handler) return;
+    // A datagram reader's socket is read by its worker alone (readNow reads a TUN's way).
+    if (claimed || stopped || !handler || headers === "keep") return;
     if (Atomics.compareExchange(words, ownerIndex, OWNER_NOBODY, OWNER_MAIN) !== OWNER_NOBODY) return;
     claimed = true;
     // Packets the worker read earlier wait in the ring: reading now would overtake them.

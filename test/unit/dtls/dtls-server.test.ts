@@ -35,8 +35,13 @@ class FakeUdp implements UdpSocket {
   onDatagram(h: (d: Uint8Array, p: number, a: string) => void): void {
     this.handler = h;
   }
+  /** Set: every datagram is delivered in one buffer, overwritten after each call (as a ring-backed reader does). */
+  reuse: Uint8Array | undefined;
   deliver(data: Uint8Array, port: number, address = CLIENT): void {
-    this.handler(data, port, address);
+    if (!this.reuse) return this.handler(data, port, address);
+    this.reuse.set(data);
+    this.handler(this.reuse.subarray(0, data.length), port, address);
+    this.reuse.fill(0xee);
   }
   close(): void {}
 }
@@ -85,6 +90,44 @@ describe("DtlsServer", () => {
     expect(channels).toEqual(["dtls"]);
     udp.deliver(d[5]!.bytes, 40000);
     expect(toHex(udp.sent[3]!.data)).toBe(toHex(d[6]!.bytes));
+  });
+
+  test("a datagram is only valid during its call: with the socket's buffer overwritten after each one, the handshake still completes", () => {
+    const { udp, establish, tunnel, d } = fixture();
+    // Deno's worker processes read their UDP socket into a reused ring (src/runtime/deno/udp-adopt.ts);
+    // the handshake keeps its transcript (the ClientHello) from one datagram to the next.
+    udp.reuse = new Uint8Array(4096);
+    establish();
+    expect(udp.sent.slice(0, 3).map((s) => toHex(s.data))).toEqual([1, 2, 3].map((i) => toHex(d[i]!.bytes)));
+    expect(tunnel.channel).toBe("dtls");
+    udp.deliver(d[5]!.bytes, 40000);
+    expect(toHex(udp.sent[3]!.data)).toBe(toHex(d[6]!.bytes));
+  });
+
+  test("the same for a PSK handshake, whose ClientHello is read again when the client's key exchange arrives", () => {
+    const udp = new FakeUdp();
+    udp.reuse = new Uint8Array(4096);
+    const server = new DtlsServer({ udp, drops: new DropCounters(), now: Date.now, log: () => {} });
+    const { session } = new SessionRegistry(60_000, Date.now).create({ user: "alice", group: "g", policy: { routes: [], excludeRoutes: [], dns: [] }, configHash: "h" });
+    const psk = new Uint8Array(randomBytes(32));
+    const appId = new Uint8Array(randomBytes(32));
+    const tunnel = new SessionTunnel(() => {});
+    server.register(toHex(appId), { session, tunnel, mode: { kind: "psk", psk }, dpdSeconds: 30, onPacket: () => {} } as unknown as DtlsBinding);
+    const client = new DtlsClientHandshake({ kind: "psk", psk, appId });
+    let toServer = client.start();
+    let established = false;
+    for (let round = 0; round < 4 && !established; round++) {
+      const sentBefore = udp.sent.length;
+      for (const datagram of toServer) udp.deliver(datagram, 40000);
+      toServer = [];
+      for (const { data } of udp.sent.slice(sentBefore)) {
+        const step = client.receive(data);
+        toServer.push(...step.send);
+        if (step.done) established = true;
+      }
+    }
+    expect(client.state).toBe("established");
+    expect(tunnel.channel).toBe("dtls");
   });
 
   test("data in both directions: typed packets, bare packets (spec dialect) answered in kind", () => {

@@ -110,6 +110,27 @@ describe(`runtime adapters (${runtime.name})`, () => {
     expect(seen.size).toBe(received);
   });
 
+  test("UDP: a socket handed as a descriptor (a worker's member of the steered group) receives, answers and closes", async () => {
+    const { openSteeredGroup } = await import("../../../src/runtime/linux/steered-group.ts");
+    const libc = runtime.name.startsWith("bun")
+      ? (await import("../../../src/runtime/bun/reuseport-libc.ts")).loadBunReuseportLibc()
+      : (await import("../../../src/runtime/deno/reuseport-libc.ts")).loadDenoReuseportLibc();
+    const group = unwrap(openSteeredGroup(libc, { host: "127.0.0.1", port: 0, members: 1, kind: "udp" }));
+    const adopted = unwrap(await runtime.adoptUdp(group.fds[0]!));
+    expect(adopted.port).toBe(group.port);
+    const peer = unwrap(await runtime.openUdp("127.0.0.1", 0));
+    const got = new Promise<[string, number, string]>((resolve) => adopted.onDatagram((data, port, address) => resolve([new TextDecoder().decode(data), port, address])));
+    const reply = new Promise<string>((resolve) => peer.onDatagram((data) => resolve(new TextDecoder().decode(data))));
+    peer.send(new TextEncoder().encode("hello"), group.port, "127.0.0.1");
+    expect(await got).toEqual(["hello", peer.port, "127.0.0.1"]);
+    const answer = new TextEncoder().encode("welcome");
+    expect(adopted.send(answer, peer.port, "127.0.0.1")).toBe(true);
+    answer.fill(0); // taken at the call
+    expect(await reply).toBe("welcome");
+    adopted.close();
+    peer.close();
+  });
+
   test("HTTPS: answers over TLS, and stop() ends an open event stream instead of waiting for it", async () => {
     const keyPem = execFileSync("openssl", ["genpkey", "-algorithm", "EC", "-pkeyopt", "ec_paramgen_curve:P-256"], { encoding: "utf8" });
     const keyFile = join(work, "key.pem");
