@@ -1,5 +1,5 @@
 import { describe, expect, test } from "bun:test";
-import { encodeSockaddr, parseIpv6, SOCKADDR_BYTES, writeSockaddrPort } from "../../../../src/runtime/linux/sockaddr.ts";
+import { encodeSockaddr, parseIpv6, readSockaddr, SOCKADDR_BYTES, writeSockaddrPort } from "../../../../src/runtime/linux/sockaddr.ts";
 import { SockaddrCache } from "../../../../src/runtime/linux/sockaddr-cache.ts";
 
 const hex = (b: Uint8Array) => Buffer.from(b).toString("hex");
@@ -46,5 +46,31 @@ describe("sockaddr encoding", () => {
     expect(cache.get("::1").length).toBe(0);
     for (let i = 0; i < 5_000; i++) cache.get(`10.${(i >> 8) & 255}.${i & 255}.1`);
     expect(cache.size).toBeLessThanOrEqual(4_096);
+  });
+});
+
+describe("a received datagram's source (readSockaddr)", () => {
+  const encoded = (address: string, family: "IPv4" | "IPv6", port: number) => {
+    const out = new Uint8Array(SOCKADDR_BYTES + 4);
+    encodeSockaddr(out.subarray(4), address, family);
+    writeSockaddrPort(out, port, 4);
+    return out;
+  };
+
+  test("reads what encodeSockaddr wrote, at an offset: IPv4, IPv6, and an IPv4 peer of a dual-stack socket unmapped", () => {
+    expect(readSockaddr(encoded("203.0.113.5", "IPv4", 40000), 4)).toEqual({ address: "203.0.113.5", port: 40000 });
+    expect(readSockaddr(encoded("2001:db8:1::2", "IPv6", 443), 4)).toEqual({ address: "2001:db8:1::2", port: 443 });
+    expect(readSockaddr(encoded("203.0.113.5", "IPv6", 5), 4)).toEqual({ address: "203.0.113.5", port: 5 });
+    // Unmapped, it encodes to the same sockaddr again for that socket: an answer goes back to the sender.
+    const back = new Uint8Array(SOCKADDR_BYTES);
+    encodeSockaddr(back, "203.0.113.5", "IPv6");
+    writeSockaddrPort(back, 5);
+    expect(hex(back)).toBe(hex(encoded("203.0.113.5", "IPv6", 5).subarray(4)));
+  });
+
+  test("another family is not a source", () => {
+    const unix = new Uint8Array(SOCKADDR_BYTES);
+    unix[0] = 1; // AF_UNIX
+    expect(readSockaddr(unix)).toBeNull();
   });
 });
