@@ -1,7 +1,8 @@
 /**
  * password+otp end to end: a group requiring both, users enrolled through the CLI, Debian's
  * openconnect filling the challenge with --token-mode=totp (or a fixed code via -F), and the
- * spec's literal challenge document read by a TypeScript client.
+ * spec's literal challenge document read by a TypeScript client. Once in one process and once
+ * through `--workers 2`, where a worker carries the forms and the main process checks the codes.
  */
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { parseXml, XmlElement } from "@rgrove/parse-xml";
@@ -15,7 +16,10 @@ import { e2eAvailable } from "../harness/preconditions.ts";
 import { ProcessGroup } from "../harness/processes.ts";
 import { createTopology, type Topology } from "../harness/topology.ts";
 
-describe.skipIf(!e2eAvailable())("password+otp against gw", () => {
+for (const { tag, flags, label } of [
+  { tag: "o", flags: [] as string[], label: "one process" },
+  { tag: "ow", flags: ["--workers", "2"], label: "--workers 2" },
+]) describe.skipIf(!e2eAvailable())(`password+otp against gw (${label})`, () => {
   let topology: Topology;
   let procs: ProcessGroup;
   let gw: RunningGw;
@@ -35,9 +39,9 @@ describe.skipIf(!e2eAvailable())("password+otp against gw", () => {
   };
 
   beforeAll(async () => {
-    topology = createTopology("o");
+    topology = createTopology(tag);
     procs = new ProcessGroup();
-    work = tempDir("otp");
+    work = tempDir(`otp-${tag}`);
     const dataDir = join(work, "data");
     const cli = (args: string[], input?: string) => {
       const r = gwCli("sources", [...args, "--data-dir", dataDir], input);
@@ -55,7 +59,8 @@ describe.skipIf(!e2eAvailable())("password+otp against gw", () => {
     expect(printed).toContain(`secret: ${secrets.get("alice")}`);
     expect(printed).toContain("█");
     for (const user of ["bob", "carol", "dave", "frank", "gina"]) secrets.set(user, JSON.parse(cli(["user", "otp", "enroll", user, "--json"])).secret);
-    gw = await startGw("sources", topology, procs, dataDir);
+    gw = await startGw("sources", topology, procs, dataDir, flags);
+    if (flags.includes("--workers")) expect(gw.process.stderr()).toContain("2 worker processes");
   }, 90_000);
 
   afterAll(async () => {
