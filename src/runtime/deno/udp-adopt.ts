@@ -6,6 +6,7 @@ import { AF_INET6 } from "../linux/tun-libc.ts";
 import { startReader } from "../linux/tun-reader.ts";
 import { workerUrl } from "../linux/worker-url.ts";
 import type { AdoptUdp, UdpSocket } from "../udp.ts";
+import { sendEach } from "../udp-batch.ts";
 import { loadDenoLibc } from "./libc.ts";
 
 const readerUrl = () => workerUrl(import.meta.url, "./udp-worker.ts", "./udp-worker-deno.mjs");
@@ -52,11 +53,7 @@ export const adoptUdp: AdoptUdp = async (fd) => {
   const socket: UdpSocket = {
     port: local.port,
     send,
-    sendMany(batch) {
-      let sent = 0;
-      for (let i = 0; i + 2 < batch.length; i += 3) if (send(batch[i] as Uint8Array, batch[i + 1] as number, batch[i + 2] as string)) sent++;
-      return sent;
-    },
+    sendMany: (batch) => sendEach(send, batch),
     onDatagram: (h) => void (handler = h),
     close() {
       if (!open) return;

@@ -1,6 +1,7 @@
 import { createSocket } from "node:dgram";
 import { err, ok, type Result } from "../../errors.ts";
 import type { OpenUdp, UdpSocket } from "../udp.ts";
+import { sendEach } from "../udp-batch.ts";
 
 type Receive = (data: Uint8Array, port: number, address: string) => void;
 
@@ -67,13 +68,7 @@ function listenDatagram(host: string, port: number): UdpSocket {
   return {
     port: (conn.addr as Deno.NetAddr).port,
     send,
-    sendMany(batch) {
-      let sent = 0;
-      for (let i = 0; i + 2 < batch.length; i += 3) {
-        if (send(batch[i] as Uint8Array, batch[i + 1] as number, batch[i + 2] as string)) sent++;
-      }
-      return sent;
-    },
+    sendMany: (batch) => sendEach(send, batch),
     onDatagram: (h) => void (handler = h),
     close() {
       if (!open) return;
@@ -98,11 +93,7 @@ function dgram(host: string, port: number): Promise<UdpSocket> {
       resolve({
         port: socket.address().port,
         send,
-        sendMany(batch) {
-          let sent = 0;
-          for (let i = 0; i + 2 < batch.length; i += 3) if (send(batch[i] as Uint8Array, batch[i + 1] as number, batch[i + 2] as string)) sent++;
-          return sent;
-        },
+        sendMany: (batch) => sendEach(send, batch),
         onDatagram: (h) => void (handler = h),
         close: () => socket.close(),
       });
