@@ -352,6 +352,8 @@ export async function startGateway(config: GatewayConfig, deps: GatewayDeps): Pr
     checked: (ms) => control.authStats.passwordChecked(ms),
   });
   const saml = setupSaml(config, samlReady.value, { findUser: (name) => store.getUser(name), groupExists: (name) => groups.get(name).ok, now, log: deps.log });
+  // SAML's pages on the tunnel port: this process's listener answers them, or the workers pass them here.
+  const samlPages = saml && ((request: HttpRequest) => handleSamlRequest(request, saml.front));
   const flow = new LoginFlow({
     users,
     groups,
@@ -400,7 +402,7 @@ export async function startGateway(config: GatewayConfig, deps: GatewayDeps): Pr
       sessions,
       pool,
       pool6,
-      ...(saml && { samlPages: (request: HttpRequest) => handleSamlRequest(request, saml.front) }),
+      ...(samlPages && { samlPages }),
       flow,
       policySource,
       defaults: tunnelDefaults,
@@ -455,7 +457,7 @@ export async function startGateway(config: GatewayConfig, deps: GatewayDeps): Pr
           pool6,
           exportPsk,
           counters: frontCounters,
-          samlPages: saml && ((request) => handleSamlRequest(request, saml.front)),
+          samlPages,
           clientCertificate,
         }, slot, output),
     });

@@ -1,7 +1,7 @@
 import { err, ok } from "../../errors.ts";
 import { ensureNonBlocking } from "../linux/fd-flags.ts";
 import { SockaddrCache } from "../linux/sockaddr-cache.ts";
-import { readSockaddr, SOCKADDR_BYTES, writeSockaddrPort } from "../linux/sockaddr.ts";
+import { readSockaddr, SOCKADDR_BYTES, sockaddrFamily, writeSockaddrPort } from "../linux/sockaddr.ts";
 import { AF_INET6 } from "../linux/tun-libc.ts";
 import { startReader } from "../linux/tun-reader.ts";
 import { workerUrl } from "../linux/worker-url.ts";
@@ -28,7 +28,7 @@ export const adoptUdp: AdoptUdp = async (fd) => {
   if (libc.raw.getsockname(fd, bound, new Uint32Array([SOCKADDR_BYTES])) !== 0) return fail(`getsockname: ${libc.strerror(libc.errno())}`);
   const local = readSockaddr(bound);
   if (local === null) return fail("not an IPv4 or IPv6 socket");
-  const family = (bound[0]! | (bound[1]! << 8)) === AF_INET6 ? "IPv6" : "IPv4";
+  const family = sockaddrFamily(bound) === AF_INET6 ? "IPv6" : "IPv4";
 
   let handler: (data: Uint8Array, port: number, address: string) => void = () => {};
   const reader = await startReader(libc, readerUrl(), fd, `udp fd ${fd}`, SOCKADDR_BYTES, (why) => console.error(`udp fd ${fd}: datagram reader stopped: ${why}`), "keep");

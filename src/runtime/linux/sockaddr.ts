@@ -104,7 +104,7 @@ export function parseIpv6(text: string): Uint8Array | null {
  * reads as a.b.c.d, which encodeSockaddr maps back for the same socket.
  */
 export function readSockaddr(bytes: Uint8Array, at = 0): { address: string; port: number } | null {
-  const family = bytes[at]! | (bytes[at + 1]! << 8);
+  const family = sockaddrFamily(bytes, at);
   const port = (bytes[at + 2]! << 8) | bytes[at + 3]!;
   if (family === AF_INET) return { address: dotted(bytes, at + 4), port };
   if (family !== AF_INET6) return null;
@@ -114,6 +114,11 @@ export function readSockaddr(bytes: Uint8Array, at = 0): { address: string; port
   if (mapped) return { address: dotted(bytes, a + 12), port };
   const view = new DataView(bytes.buffer, bytes.byteOffset + a, 16);
   return { address: formatIpv6([view.getUint32(0), view.getUint32(4), view.getUint32(8), view.getUint32(12)]), port };
+}
+
+/** The address family (AF_INET, AF_INET6, ...) of the sockaddr at `at`: host order, the first two bytes. */
+export function sockaddrFamily(bytes: Uint8Array, at = 0): number {
+  return bytes[at]! | (bytes[at + 1]! << 8);
 }
 
 function dotted(bytes: Uint8Array, at: number): string {
