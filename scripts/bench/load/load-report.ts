@@ -69,7 +69,7 @@ export function formatReport(r: RunResult): string[] {
   const deferred = c["logins deferred (Retry-After)"] ?? 0;
   if (deferred > 0) lines.push(`  deferred      ${deferred} logins refused with a Retry-After (the gateway's load shedding), tried again after it`);
   const rtt = c["pings answered"] ? ` mean RTT ${((c["ping rtt total ms"] ?? 0) / c["pings answered"]).toFixed(1)} ms` : "";
-  lines.push(`  echoes        ${c["pings sent"] ?? 0} sent, ${c["pings answered"] ?? 0} answered${rtt}; DPD sent ${c["dpd sent"] ?? 0}; DTLS retransmissions ${c["dtls retransmissions"] ?? 0}`);
+  lines.push(`  echoes        ${c["pings sent"] ?? 0} sent, ${c["pings answered"] ?? 0} answered${rtt}; DPD sent ${c["dpd sent"] ?? 0}; keepalives sent ${c["keepalives sent"] ?? 0}; DTLS retransmissions ${c["dtls retransmissions"] ?? 0}`);
   const g = r.gateway;
   if (g) {
     const pss = (s: GatewaySample) => (s.pssKiB === undefined ? "" : `, PSS ${mib(s.pssKiB)}`);

@@ -348,7 +348,10 @@ export class LoadSession {
         return sendDpd();
       }
     }
-    if (keepaliveSeconds > 0 && now - t.lastTx >= keepaliveSeconds * 1000) sendKeepalive();
+    if (keepaliveSeconds > 0 && now - t.lastTx >= keepaliveSeconds * 1000) {
+      this.counters.count("keepalives sent");
+      sendKeepalive();
+    }
   }
 
   private pingTick(now: number): void {
