@@ -1,4 +1,5 @@
 import type { Result } from "../errors.ts";
+import type { Log } from "../log/log-line.ts";
 
 /** One bound UDP socket: what the DTLS server needs, and nothing more. */
 export interface UdpSocket {
@@ -23,5 +24,8 @@ export interface UdpSocket {
 /** Error codes: udp_port_in_use, udp_forbidden, udp_failed. */
 export type OpenUdp = (host: string, port: number) => Promise<Result<UdpSocket>>;
 
-/** A UdpSocket over a bound UDP fd handed by the main process (error code udp_adopt_unsupported where the runtime cannot). */
-export type AdoptUdp = (fd: number) => Promise<Result<UdpSocket>>;
+/**
+ * A UdpSocket over a bound UDP fd handed by the main process (error code udp_adopt_unsupported where
+ * the runtime cannot). `log` hears what goes wrong later (a reader of the runtime's own that stops).
+ */
+export type AdoptUdp = (fd: number, log?: Log) => Promise<Result<UdpSocket>>;

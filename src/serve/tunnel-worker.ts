@@ -129,7 +129,7 @@ class TunnelWorker {
     if (!tun.ok) return tun;
     let udp: UdpSocket | undefined;
     if (config.dtls) {
-      const adopted = await this.deps.adoptUdp(fds[TUNNEL_WORKER_FDS.udp]!);
+      const adopted = await this.deps.adoptUdp(fds[TUNNEL_WORKER_FDS.udp]!, log);
       if (!adopted.ok) {
         tun.value.close();
         return adopted;

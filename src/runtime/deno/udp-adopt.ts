@@ -1,4 +1,5 @@
 import { err, ok } from "../../errors.ts";
+import { logLine } from "../../log/log-line.ts";
 import { ensureNonBlocking } from "../linux/fd-flags.ts";
 import { SockaddrCache } from "../linux/sockaddr-cache.ts";
 import { readSockaddr, SOCKADDR_BYTES, sockaddrFamily, writeSockaddrPort } from "../linux/sockaddr.ts";
@@ -18,7 +19,7 @@ const readerUrl = () => workerUrl(import.meta.url, "./udp-worker.ts", "./udp-wor
  * in epoll_wait and fills a shared ring (udp-worker.ts), and the datagrams are sent with sendto
  * through Deno.dlopen, which takes the bytes at the call, as the UdpSocket interface asks.
  */
-export const adoptUdp: AdoptUdp = async (fd) => {
+export const adoptUdp: AdoptUdp = async (fd, log = (message: string) => console.error(message)) => {
   const fail = (why: string) => err("udp_failed", `cannot take over the handed UDP socket (fd ${fd}): ${why}`);
   if (!Number.isInteger(fd) || fd < 0) return fail("not a descriptor");
   const libc = loadDenoLibc();
@@ -31,7 +32,7 @@ export const adoptUdp: AdoptUdp = async (fd) => {
   const family = sockaddrFamily(bound) === AF_INET6 ? "IPv6" : "IPv4";
 
   let handler: (data: Uint8Array, port: number, address: string) => void = () => {};
-  const reader = await startReader(libc, readerUrl(), fd, `udp fd ${fd}`, SOCKADDR_BYTES, (why) => console.error(`udp fd ${fd}: datagram reader stopped: ${why}`), "keep");
+  const reader = await startReader(libc, readerUrl(), fd, `udp fd ${fd}`, SOCKADDR_BYTES, (why) => log(logLine`udp fd ${fd}: datagram reader stopped, DTLS is down in this worker: ${why}`), "keep");
   if (!reader.ok) return reader;
   // Each read is the source's sockaddr, then the datagram (udp-worker.ts).
   reader.value.setHandler((reads) => {
