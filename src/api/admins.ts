@@ -1,5 +1,6 @@
 import { z } from "zod";
 import { adminRoleSchema, adminViewSchema, newAdminSchema } from "../control/admins.ts";
+import { PASSWORD_HASH_ERRORS } from "./errors.ts";
 import { route } from "./route.ts";
 
 const otpEnrolmentSchema = z.object({ admin: z.string(), secret: z.string(), uri: z.string(), svg: z.string(), enrolledAt: z.number().int() });
@@ -21,7 +22,7 @@ export const adminRoutes = [
     scope: "admin",
     body: newAdminSchema,
     responses: [{ status: 201, description: "created", schema: adminViewSchema }],
-    errors: ["admin_exists"],
+    errors: ["admin_exists", ...PASSWORD_HASH_ERRORS],
     handler: ({ control, body, principal }) => control.admins.add(body, principal.name),
   }),
   route({
@@ -50,7 +51,7 @@ export const adminRoutes = [
     scope: "admin",
     body: z.object({ password: z.string() }).strict(),
     responses: [{ status: 200, description: "changed", schema: adminViewSchema }],
-    errors: ["admin_not_found"],
+    errors: ["admin_not_found", ...PASSWORD_HASH_ERRORS],
     handler: ({ control, params, body, principal }) => control.admins.setPassword(params.name, body.password, principal.name),
   }),
   route({

@@ -16,6 +16,8 @@ export const errorBodySchema = z.object({
 interface ErrorCodeInfo {
   status: ContentfulStatusCode;
   description: string;
+  /** A passing refusal: the answer carries `Retry-After` with this many seconds. */
+  retryAfterSeconds?: number;
 }
 
 /** Every error code the API returns, with its HTTP status (documented in openapi.json). */
@@ -48,14 +50,17 @@ export const ERROR_CODES = {
   reload_failed: { status: 409, description: "a new certificate, key, CA, CRL or settings document could not be loaded: nothing changed; the message says which and why" },
   store_corrupt: { status: 500, description: "a stored record is unreadable" },
   internal: { status: 500, description: "unexpected failure: see the gateway log" },
-  server_busy: { status: 503, description: "the password hasher's queue is full (a login storm): nothing was changed; try again in a few seconds" },
-  worker_failed: { status: 503, description: "a password hashing worker thread failed and was replaced: try again" },
-  worker_pool_closed: { status: 503, description: "the gateway is stopping: try again once it runs" },
+  server_busy: { status: 503, description: "the password hasher's queue is full (a login storm): nothing was changed; try again after Retry-After seconds", retryAfterSeconds: 2 },
+  worker_failed: { status: 503, description: "a password hashing worker thread failed and was replaced: nothing was changed; try again after Retry-After seconds", retryAfterSeconds: 1 },
+  worker_pool_closed: { status: 503, description: "the gateway is stopping: nothing was changed; try again once it runs (Retry-After)", retryAfterSeconds: 5 },
   password_hash_failed: { status: 500, description: "argon2id refused the configured cost (passwordHashMemoryKiB, passwordHashPasses): see the message" },
 } as const satisfies Record<string, ErrorCodeInfo>;
 
 /** A code a route may declare in its `errors`: a misspelt one does not compile. */
 export type ErrorCode = keyof typeof ERROR_CODES;
+
+/** What a route that hashes a password (argon2id, on the hashing threads) may answer besides its own errors. */
+export const PASSWORD_HASH_ERRORS = ["server_busy", "worker_failed", "worker_pool_closed", "password_hash_failed"] as const satisfies readonly ErrorCode[];
 
 export const errorCodeInfo = (code: string): ErrorCodeInfo | undefined => (ERROR_CODES as Record<string, ErrorCodeInfo>)[code];
 
@@ -64,6 +69,8 @@ export function statusOf(code: string): ContentfulStatusCode {
 }
 
 export function problem(c: Context, code: string, message: string, details?: unknown): Response {
+  const retryAfter = errorCodeInfo(code)?.retryAfterSeconds;
+  if (retryAfter !== undefined) c.header("Retry-After", String(retryAfter));
   return c.json({ error: { code, message, ...(details === undefined ? {} : { details }) } }, statusOf(code));
 }
 

@@ -28,8 +28,10 @@ export function openApiDocument(routes: readonly RouteDoc[]): Record<string, unk
       byStatus.set(status, [...(byStatus.get(status) ?? []), code]);
     }
     for (const [status, list] of byStatus) {
+      const retry = list.some((c) => errorCodeInfo(c)!.retryAfterSeconds !== undefined);
       responses[String(status)] = {
         description: list.map((c) => `\`${c}\`: ${errorCodeInfo(c)!.description}`).join("; "),
+        ...(retry ? { headers: { "Retry-After": { description: "seconds to wait before trying again", schema: { type: "integer", minimum: 1 } } } } : {}),
         content: { "application/json": { schema: { $ref: "#/components/schemas/Error" } } },
       };
     }
@@ -65,7 +67,7 @@ export function openApiDocument(routes: readonly RouteDoc[]): Record<string, unk
       securitySchemes: { bearer: { type: "http", scheme: "bearer" } },
       schemas: { Error: schema(errorBodySchema, "output") },
     },
-    "x-error-codes": Object.fromEntries(Object.entries(ERROR_CODES).map(([code, e]) => [code, { status: e.status, description: e.description }])),
+    "x-error-codes": Object.fromEntries(Object.entries(ERROR_CODES).map(([code, e]) => [code, { status: e.status, description: e.description, ...("retryAfterSeconds" in e ? { retryAfterSeconds: e.retryAfterSeconds } : {}) }])),
     paths,
   };
 }

@@ -3,6 +3,7 @@ import { otpEnrolmentSchema, otpEnrolRequestSchema } from "../control/otp.ts";
 import { newUserSchema, userDocumentSchema, userViewSchema } from "../control/users.ts";
 import { createdOrReplaced } from "./reply.ts";
 import { readOnlyUnchanged, viewBody, viewOnlyKeys } from "./view-body.ts";
+import { PASSWORD_HASH_ERRORS } from "./errors.ts";
 import { route } from "./route.ts";
 
 /** PATCH body: any subset of the document; null removes staticAddress or a policy override (the group's value applies again). */
@@ -55,7 +56,7 @@ export const userRoutes = [
     scope: "admin",
     body: newUserSchema,
     responses: [{ status: 201, description: "created", schema: userViewSchema }],
-    errors: ["user_exists", "group_not_found", "policy_test_failed"],
+    errors: ["user_exists", "group_not_found", "policy_test_failed", ...PASSWORD_HASH_ERRORS],
     handler: ({ control, body, principal }) => control.users.create(body, principal.name),
   }),
   route({
@@ -78,7 +79,7 @@ export const userRoutes = [
       { status: 200, description: "replaced", schema: userViewSchema },
       { status: 201, description: "created", schema: userViewSchema },
     ],
-    errors: ["group_not_found", "policy_test_failed"],
+    errors: ["group_not_found", "policy_test_failed", ...PASSWORD_HASH_ERRORS],
     handler: async ({ control, params, body, principal }) => {
       const current = control.users.get(params.name);
       const unchanged = readOnlyUnchanged(body.readOnly, params.name, current.ok ? current.value : undefined);
@@ -94,7 +95,7 @@ export const userRoutes = [
     scope: "admin",
     body: userPatchSchema,
     responses: [{ status: 200, description: "changed", schema: userViewSchema }],
-    errors: ["user_not_found", "group_not_found", "policy_test_failed"],
+    errors: ["user_not_found", "group_not_found", "policy_test_failed", ...PASSWORD_HASH_ERRORS],
     handler: ({ control, params, body, principal }) => control.users.patch(params.name, body, principal.name),
   }),
   route({

@@ -29,7 +29,7 @@ export interface Fixture {
 }
 
 /** The API in process on an in-memory store, with a running-gateway view (so events and status work). */
-export function apiFixture(o: { running?: boolean } = {}): Fixture {
+export function apiFixture(o: { running?: boolean; hasher?: PasswordHasher } = {}): Fixture {
   const store = openSqliteStore(":memory:");
   if (!store.ok) throw store.error;
   const sessions = new SessionRegistry(300_000, Date.now);
@@ -39,7 +39,7 @@ export function apiFixture(o: { running?: boolean } = {}): Fixture {
   const control = new ControlPlane({
     store: store.value,
     otpKey: () => ok(otpKey),
-    hasher: fakeHasher,
+    hasher: o.hasher ?? fakeHasher,
     sessions,
     now: Date.now,
     runtime:
