@@ -48,6 +48,10 @@ export const serveCommand = defineCommand({
     process.on("SIGHUP", () => onHangup());
     let drained: (how: string) => void = () => {};
     const drainedPromise = new Promise<string>((resolve) => (drained = (how) => resolve(`drain:${how}`)));
+    // The TUN device stopped for good (deleted, a failed read): stop, and fail, so that the
+    // service manager (deploy/gw.service: Restart=on-failure) starts gw again with a new device.
+    let tunLost: (why: string) => void = () => {};
+    const tunLostPromise = new Promise<string>((resolve) => (tunLost = (why) => resolve(`the TUN device stopped delivering packets (${why})`)));
     const reread = (): Result<GatewayConfig> => {
       try {
         return ok(parseServeConfig(args, rawArgs, taken.value.path).config);
@@ -69,6 +73,7 @@ export const serveCommand = defineCommand({
       flagged,
       reread,
       onDrained: (how) => drained(how),
+      onTunLost: (why) => tunLost(why),
     });
     if (!started.ok) {
       taken.value.lock.release();
@@ -89,10 +94,14 @@ export const serveCommand = defineCommand({
       log(memoryReport(runtime.memory, gateway.plane));
       gateway.collectWorkers?.();
     });
-    const signal = await Promise.race([signalled, drainedPromise]);
-    log(logLine`${signal}: stopping, ending all sessions`);
+    const lost = tunLostPromise.then((why) => ({ why }));
+    const ended = await Promise.race([signalled, drainedPromise, lost]);
+    if (typeof ended === "string") log(logLine`${ended}: stopping, ending all sessions`);
+    else log(logLine`${ended.why}: stopping, ending all sessions (exit status 1)`);
     await gateway.stop();
     taken.value.lock.release();
+    // Exit status 1 with the reason on stderr ("gw: tun_lost: ...").
+    if (typeof ended !== "string") throw new GwError("tun_lost", `${ended.why}: gw stopped; start it again (a service manager with Restart=on-failure does)`);
   },
 });
 

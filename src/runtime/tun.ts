@@ -14,12 +14,22 @@ export interface TunOptions {
   ipv6?: { address: string; prefixLength: number };
   /** Where the device reports trouble after it is open (the packet reader stopping); default stderr. */
   log?: Log;
+  /** Called once when the device stops delivering packets for good (see TunLost). */
+  onLost?: TunLost;
   /**
    * Write a batch's consecutive TCP segments of one stream as one GSO packet (Linux: IFF_VNET_HDR,
    * user-space GRO), so the kernel forwards them once instead of per segment. Default on.
    */
   offload?: boolean;
 }
+
+/**
+ * The device's packet reader stopped and will not start again: the interface was deleted (`ip
+ * link del`: every read and write then fails with EBADFD) or a read failed. Nothing reaches the
+ * sessions any more; `why` says what the reader saw. The gateway stops so that its service
+ * manager starts it afresh (a new device), rather than serve logins into a dead tunnel.
+ */
+export type TunLost = (why: string) => void;
 
 /**
  * A layer-3 TUN device (IFF_TUN | IFF_NO_PI): each read or write is one raw IP packet.
@@ -70,6 +80,8 @@ export interface AdoptTunOptions {
   /** Whether the device carries a virtio-net header on every packet (WorkerKernel.tun.vnetHeader): it must match. */
   vnetHeader: boolean;
   log?: Log;
+  /** Called once when the queue stops delivering packets for good (see TunLost). */
+  onLost?: TunLost;
 }
 
 /**

@@ -102,6 +102,12 @@ export interface GatewayDeps {
   reread?(): Result<GatewayConfig>;
   /** A drain has ended (no session left, or its deadline): the caller stops the gateway. */
   onDrained?(how: DrainEnd): void;
+  /**
+   * The TUN device (or a worker's queue of it) stopped delivering packets for good (TunLost):
+   * the caller stops the gateway with a failure status, so that its service manager starts it
+   * again with a new device. `why` names the device and what its reader saw.
+   */
+  onTunLost?(why: string): void;
 }
 
 export interface RunningGateway {
@@ -167,6 +173,7 @@ export async function startGateway(config: GatewayConfig, deps: GatewayDeps): Pr
     offload: config.tunOffload,
     ...(pool6 && { ipv6: { address: formatIpv6(pool6.gatewayAddress), prefixLength: pool6.cidr.prefixLength } }),
     log: deps.log,
+    onLost: (why: string) => deps.onTunLost?.(`tun ${config.tunName}: ${why}`),
   };
   // --workers N: the kernel objects the workers share, made and kept here (docs/architecture.md §7).
   const plan = planWorkers({ requested: config.workers ?? 1, cores: (deps.cores ?? availableParallelism)(), unsupported: workersUnsupported(deps) });
@@ -423,6 +430,7 @@ export async function startGateway(config: GatewayConfig, deps: GatewayDeps): Pr
       drops,
       onDropNotice: (n) =>
         control.events.emit({ type: "policy.drop", session: n.session.id, user: n.session.user, group: n.session.group, rule: n.rule, peer: n.peer, protocol: n.protocol, port: n.port, drops: n.drops }),
+      onTunLost: (why) => deps.onTunLost?.(`tun ${config.tunName}, ${why}`),
     });
     const started = await workers.start();
     if (!started.ok) return fail(started);

@@ -46,6 +46,8 @@ export interface SessionWorkersOptions {
   samlPages?(request: HttpRequest): Promise<ResponseSpec>;
   /** A worker's policy drop, for the event stream. */
   onDropNotice(notice: { session: Session; rule: PolicyDropCause; peer: string; protocol: number; port: number; drops: number }): void;
+  /** A worker's TUN queue stopped for good (TunLost): a restart of that worker would adopt the same dead queue. */
+  onTunLost?(why: string): void;
 }
 
 /** How long gw serve's stop waits for its workers after SIGTERM before SIGKILL. */
@@ -230,6 +232,11 @@ export class SessionWorkers {
     const { sessions } = this.o;
     const find = (id: string) => sessions.findById(id);
     switch (op) {
+      case "tunLost": {
+        const { why } = body as { why: string };
+        this.o.onTunLost?.(`worker ${index}: ${why}`);
+        return;
+      }
       case "attached": {
         const { sessionId, connection, info } = body as { sessionId: string; connection: number; info: WireConnectionInfo };
         const session = find(sessionId);

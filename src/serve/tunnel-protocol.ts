@@ -168,6 +168,8 @@ export const tunnelProtocol = {
       /** Sessions whose effective rate caps (bits/s, null: none) or policy drops changed since the last report (once a second). */
       firewall: z.object({ sessions: z.array(z.tuple([sessionId, z.number().nullable(), z.number().nullable(), z.record(text(64), z.number().int().min(0))])).max(100_000) }),
       dropNotice: z.object({ sessionId, rule: z.union([z.number().int(), text(64)]), peer: text(128), protocol: z.number().int(), port: z.number().int(), drops: z.number().int() }),
+      /** The worker's TUN queue stopped delivering packets for good (TunLost: the device was deleted, a read failed). */
+      tunLost: z.object({ why: text(1024) }),
     },
   },
 };

@@ -125,7 +125,9 @@ class TunnelWorker {
 
   private async start(config: TunnelWorkerStart): Promise<Result<{ udpPort: number | null }>> {
     const { fds, log } = this.context;
-    const tun = await this.deps.adoptTun({ fd: fds[TUNNEL_WORKER_FDS.tun]!, name: config.tun.name, mtu: config.tun.mtu, vnetHeader: config.tun.vnetHeader, log });
+    // A dead queue stays dead across this worker's restarts (the same descriptor): the main process decides.
+    const onLost = (why: string) => void this.context.main.note("tunLost", { why: why.slice(0, 1024) });
+    const tun = await this.deps.adoptTun({ fd: fds[TUNNEL_WORKER_FDS.tun]!, name: config.tun.name, mtu: config.tun.mtu, vnetHeader: config.tun.vnetHeader, log, onLost });
     if (!tun.ok) return tun;
     let udp: UdpSocket | undefined;
     if (config.dtls) {

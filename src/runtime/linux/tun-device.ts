@@ -1,6 +1,6 @@
 import { err, ok, type Result } from "../../errors.ts";
 import { type Log, logLine } from "../../log/log-line.ts";
-import type { AdoptTun, OpenTun, TunDevice } from "../tun.ts";
+import type { AdoptTun, OpenTun, TunDevice, TunLost } from "../tun.ts";
 import { attachTun, checkTunOptions, configureTun } from "./tun-config.ts";
 import { configureTunIpv6 } from "./tun-config6.ts";
 import type { TunLibc } from "./tun-libc.ts";
@@ -40,7 +40,7 @@ export const linuxOpenTun = (loadLibc: () => TunLibc, workerUrl: () => URL): Ope
     return configured;
   }
   const log = options.log ?? ((message) => console.error(message));
-  const device = await tunDeviceOverFd(libc, workerUrl(), { fd, name, mtu: settings.value.mtu, vnetHeader, log });
+  const device = await tunDeviceOverFd(libc, workerUrl(), { fd, name, mtu: settings.value.mtu, vnetHeader, log, onLost: options.onLost });
   if (!device.ok) {
     libc.close(fd);
     return device;
@@ -61,7 +61,7 @@ export const linuxAdoptTun = (loadLibc: () => TunLibc, workerUrl: () => URL): Ad
   const libc = loadLibc();
   const nonBlocking = setNonBlocking(libc, fd);
   if (!nonBlocking.ok) return nonBlocking;
-  return tunDeviceOverFd(libc, workerUrl(), { fd, name, mtu, vnetHeader, log: options.log ?? ((message) => console.error(message)) });
+  return tunDeviceOverFd(libc, workerUrl(), { fd, name, mtu, vnetHeader, log: options.log ?? ((message) => console.error(message)), onLost: options.onLost });
 };
 
 interface OpenFd {
@@ -72,12 +72,19 @@ interface OpenFd {
   /** Every read and write carries a virtio-net header (IFF_VNET_HDR): TCP runs go as GSO frames. */
   vnetHeader: boolean;
   log: Log;
+  onLost: TunLost | undefined;
 }
 
 /** The TunDevice over an open TUN fd: its reader worker and ring, writes on this thread. On failure the fd stays open. */
-async function tunDeviceOverFd(libc: TunLibc, workerUrl: URL, { fd, name, mtu, vnetHeader, log }: OpenFd): Promise<Result<TunDevice>> {
+async function tunDeviceOverFd(libc: TunLibc, workerUrl: URL, { fd, name, mtu, vnetHeader, log, onLost }: OpenFd): Promise<Result<TunDevice>> {
   const headerBytes = vnetHeader ? VNET_HDR_BYTES : 0;
-  const reader = await startReader(libc, workerUrl, fd, name, headerBytes, (why) => log(logLine`tun ${name}: packet reader stopped: ${why}`));
+  let lost = false;
+  const reader = await startReader(libc, workerUrl, fd, name, headerBytes, (why) => {
+    log(logLine`tun ${name}: packet reader stopped: ${why}`);
+    if (lost) return;
+    lost = true;
+    onLost?.(why);
+  });
   if (!reader.ok) return reader;
 
   let open = true;

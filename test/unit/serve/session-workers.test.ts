@@ -54,7 +54,7 @@ class FakeWorker implements ChildHandle {
   }
 }
 
-function setup(o: { pool6?: string; clientCa?: { caPem: string; crlPem?: string }; samlPages?: (request: HttpRequest) => Promise<ResponseSpec> } = {}) {
+function setup(o: { pool6?: string; clientCa?: { caPem: string; crlPem?: string }; samlPages?: (request: HttpRequest) => Promise<ResponseSpec>; onTunLost?: (why: string) => void } = {}) {
   const now = () => 1_000_000;
   const sessions = new SessionRegistry(300_000, now);
   const cidr = parseCidr("10.10.0.0/24");
@@ -105,6 +105,7 @@ function setup(o: { pool6?: string; clientCa?: { caPem: string; crlPem?: string 
     drops,
     onDropNotice: () => {},
     ...(o.samlPages && { samlPages: o.samlPages }),
+    ...(o.onTunLost && { onTunLost: o.onTunLost }),
   });
   const login = () => {
     const { session, token } = sessions.create({ user: "dave", group: "staff", policy: compilePolicy(emptyPolicy), configHash: "h" });
@@ -280,6 +281,15 @@ describe("SessionWorkers: the main process's account of sessions carried by work
     expect(a.session.ended).toBe(true);
     expect(b.session.ended).toBe(false);
     expect(b.session.connection).toBeUndefined();
+  });
+
+  test("a worker whose TUN queue is lost says so, and the main process hears which worker and why", async () => {
+    const lost: string[] = [];
+    const t = setup({ onTunLost: (why) => lost.push(why) });
+    await t.sw.start();
+    t.workers[1]!.note("tunLost", { why: "device reported poll events 0x8" });
+    expect(lost).toEqual(["worker 1: device reported poll events 0x8"]);
+    await t.sw.stop();
   });
 
   test("a worker that dies leaves its sessions waiting for their clients (detached), not connected for ever", async () => {
