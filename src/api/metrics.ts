@@ -53,6 +53,7 @@ export function renderMetrics(s: Status, perUser: ReadonlyMap<string, UsageTotal
   metric("gw_password_check_seconds_total", "counter", "Time spent checking passwords (argon2id), waits for a hashing thread included; divide by gw_password_checks_total for the mean.", [[{}, s.auth.passwordChecks.seconds]]);
   metric("gw_password_checks_total", "counter", "Password checks that got an answer (right or wrong).", [[{}, s.auth.passwordChecks.count]]);
   metric("gw_auth_failure_total", "counter", "Failed logins by reason.", Object.entries(s.auth.failuresByReason).map(([reason, n]) => [{ reason }, n]));
+  if (s.auth.busyRetrySeconds !== null) metric("gw_login_busy_retry_seconds", "gauge", "The mean wait a login refused for a busy password hasher (reason server_busy) is told now (Retry-After).", [[{}, s.auth.busyRetrySeconds]]);
   metric("gw_drops_total", "counter", "Packets dropped by the data path, by reason.", Object.entries(s.drops).map(([reason, n]) => [{ reason }, n]));
   metric("gw_policy_drops_total", "counter", "Packets dropped by access policies, by group and deciding rule (the group rule's index, or user_rule, no_allow, outside_routes, client_to_client).", s.policyDrops.map((d) => [{ group: d.group, rule: d.rule }, d.drops]));
   if (s.front) {

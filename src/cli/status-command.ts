@@ -20,7 +20,7 @@ export function statusRecord(s: Status): Record<string, unknown> {
     api: l?.api ? `TCP ${l.api.addresses.join(", ")} (TLS)` : "-",
     sessions: `${s.sessions.total} (${s.sessions.connected} connected: ${s.sessions.cstp} CSTP, ${s.sessions.dtls} DTLS)`,
     traffic: `in ${s.traffic.bytesIn} B / ${s.traffic.packetsIn} packets, out ${s.traffic.bytesOut} B / ${s.traffic.packetsOut} packets`,
-    logins: `${s.auth.successes} ok, ${s.auth.failures} failed${s.auth.failures ? ` (${Object.entries(s.auth.failuresByReason).map(([r, n]) => `${r} ${n}`).join(", ")})` : ""}${passwordCheckMean(s)}`,
+    logins: `${s.auth.successes} ok, ${s.auth.failures} failed${s.auth.failures ? ` (${Object.entries(s.auth.failuresByReason).map(([r, n]) => `${r} ${n}`).join(", ")})` : ""}${passwordCheckMean(s)}${busyRetry(s)}`,
     pool: s.pool ? `${s.pool.cidr}: ${s.pool.used} of ${s.pool.capacity} in use` : "-",
     ...(s.pool6 && { pool6: `${s.pool6.cidr}: ${s.pool6.used} in use` }),
     tun: s.tun ? `${s.tun.name} ${s.tun.state}` : "-",
@@ -35,6 +35,10 @@ const passwordCheckMean = (s: Status) => {
   const mean = meanPasswordCheckMs(s);
   return mean === undefined ? "" : `; password check ${mean.toFixed(1)} ms on average (${s.auth.passwordChecks.count})`;
 };
+
+/** "; busy logins are told to wait 6 s now" once the hasher has refused a login for being busy. */
+const busyRetry = (s: Status) =>
+  s.auth.busyRetrySeconds === null || !s.auth.failuresByReason.server_busy ? "" : `; busy logins are told to wait ${s.auth.busyRetrySeconds.toFixed(0)} s now (Retry-After)`;
 
 /** "reason n, reason n" or "none". */
 const counts = (byReason: Record<string, number>) => Object.entries(byReason).map(([r, n]) => `${r} ${n}`).join(", ") || "none";

@@ -211,6 +211,7 @@ export class ControlPlane {
         failures: this.authStats.failureTotal,
         failuresByReason: Object.fromEntries(this.authStats.failures),
         passwordChecks: { count: this.authStats.passwordChecks, seconds: this.authStats.passwordCheckSeconds },
+        busyRetrySeconds: rt?.busyRetrySeconds?.() ?? null,
       },
       pool: rt?.pool() ?? null,
       pool6: rt?.pool6?.() ?? null,

@@ -14,6 +14,8 @@ export interface GatewayRuntime {
   drops: DropCounters;
   /** The tunnel port's login front: connections not yet a tunnel, and what it refused or timed out. */
   front(): FrontStatus;
+  /** The mean wait (s) a login refused for a busy password hasher is told now (its Retry-After; BusyRetryAdvice). */
+  busyRetrySeconds?(): number;
   settings: RunningSettings;
   /** Drain and reload (issue 12). */
   lifecycle?: GatewayLifecycle;
@@ -54,6 +56,12 @@ export const statusSchema = z.object({
     failuresByReason: z.record(z.string(), z.number().int()),
     /** Password checks that got an answer since the start, and their time in all (any wait for a hashing thread included). */
     passwordChecks: z.object({ count: z.number().int(), seconds: z.number() }),
+    /**
+     * The mean wait (s) a login refused for a busy password hasher is told now (Retry-After, each
+     * answer spread around it): its least with no crowd, longer while refusals outnumber the
+     * passwords checked. Null when no server runs.
+     */
+    busyRetrySeconds: z.number().nullable(),
   }),
   pool: z.object({ cidr: z.string(), capacity: z.number().int(), used: z.number().int() }).nullable(),
   /** Null without --pool6 (or when no server runs). */

@@ -288,6 +288,8 @@ export async function startGateway(config: GatewayConfig, deps: GatewayDeps): Pr
       control.events.emit({ type: "auth.ban", ip: ban.ip, user: ban.user ?? null, failures: ban.failures, until: ban.until });
     },
   });
+  // How long a login refused by the busy password hasher is told to wait (also shown by gw status).
+  const busyRetry = new BusyRetryAdvice({ now, random: Math.random });
   const control = new ControlPlane({
     store,
     otpKey: otpKeySource(dataDir),
@@ -310,6 +312,7 @@ export async function startGateway(config: GatewayConfig, deps: GatewayDeps): Pr
       pool: () => ({ cidr: formatCidr(poolCidr.value), capacity: pool.capacity, used: pool.used }),
       ...(pool6 && { pool6: () => ({ cidr: formatIpv6Cidr(pool6.cidr), capacity: pool6.capacity, used: pool6.used }) }),
       drops,
+      busyRetrySeconds: () => busyRetry.mean,
       front: () =>
         workers ? workers.frontStats() : { unauthenticated: admission.count(), refused: Object.fromEntries(frontCounters.refused), timedOut: Object.fromEntries(frontCounters.timedOut) },
       settings: {
@@ -354,7 +357,7 @@ export async function startGateway(config: GatewayConfig, deps: GatewayDeps): Pr
     limitRates: (session, up, down) => (workers ? workers.limitRates(session, up, down) : plane!.firewalls.limitRates(session, { up, down })),
   });
   cleanups.push(reapplyOnChange(control.events, sessions));
-  const passwordStep = new PasswordStep(users, new BusyRetryAdvice({ now, random: Math.random }), {
+  const passwordStep = new PasswordStep(users, busyRetry, {
     clock: () => performance.now(),
     checked: (ms) => control.authStats.passwordChecked(ms),
   });

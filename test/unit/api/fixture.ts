@@ -29,7 +29,7 @@ export interface Fixture {
 }
 
 /** The API in process on an in-memory store, with a running-gateway view (so events and status work). */
-export function apiFixture(o: { running?: boolean; hasher?: PasswordHasher } = {}): Fixture {
+export function apiFixture(o: { running?: boolean; hasher?: PasswordHasher; busyRetrySeconds?: number } = {}): Fixture {
   const store = openSqliteStore(":memory:");
   if (!store.ok) throw store.error;
   const sessions = new SessionRegistry(300_000, Date.now);
@@ -52,6 +52,7 @@ export function apiFixture(o: { running?: boolean; hasher?: PasswordHasher } = {
             pool: () => ({ cidr: "10.10.0.0/24", capacity: 253, used: sessions.list().length }),
             drops: new DropCounters(),
             front: () => ({ unauthenticated: 2, refused: { per_address_limit: 3 }, timedOut: { head: 1 } }),
+            busyRetrySeconds: () => o.busyRetrySeconds ?? 2,
             settings: {
               current: () => settings as never,
               flagged: ["port"],

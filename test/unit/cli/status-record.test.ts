@@ -18,4 +18,23 @@ describe("gw status: logins", () => {
     const s = statusSchema.parse((await f.request("GET", "/api/v1/status")).body);
     expect(statusRecord(s).logins).toBe("2 ok, 1 failed (bad_password 1); password check 51.0 ms on average (3)");
   });
+
+  test("after a login refused for a busy hasher: the wait such logins are told now", async () => {
+    const f = apiFixture({ busyRetrySeconds: 6.4 });
+    f.control.authStats.successes = 1;
+    f.control.authStats.failure("server_busy");
+    const s = statusSchema.parse((await f.request("GET", "/api/v1/status")).body);
+    expect(s.auth.busyRetrySeconds).toBe(6.4);
+    expect(statusRecord(s).logins).toBe("1 ok, 1 failed (server_busy 1); busy logins are told to wait 6 s now (Retry-After)");
+    const metrics = (await f.request("GET", "/metrics")).text;
+    expect(metrics).toContain("gw_login_busy_retry_seconds 6.4");
+  });
+
+  test("the CLI working on the data directory alone has no wait to show", async () => {
+    const f = apiFixture({ running: false });
+    f.control.authStats.failure("server_busy");
+    const s = statusSchema.parse((await f.request("GET", "/api/v1/status")).body);
+    expect(s.auth.busyRetrySeconds).toBeNull();
+    expect(statusRecord(s).logins).toBe("0 ok, 1 failed (server_busy 1)");
+  });
 });
