@@ -18,6 +18,12 @@ import { describeFirstAdmin } from "../control/first-admin.ts";
 import { rejectUnknownOptions, UsageError } from "./args.ts";
 import { dataDirFrom } from "./data-dir-arg.ts";
 
+/** Why gw serve stops: a signal or a drain's end (exit 0), or a lost TUN device (`fails`: exit 1). */
+interface StopCause {
+  why: string;
+  fails: boolean;
+}
+
 /** Every option is a settings-table row (src/config/settings-table.ts): its name, help and parsing. */
 const serveArgs = serveArgsDef() as ArgsDef;
 
@@ -39,19 +45,19 @@ export const serveCommand = defineCommand({
     sink = sinks[config.logFormat];
     // Listen for the stop signals before anything is announced: a SIGTERM right after the ready
     // line must stop the gateway cleanly, not kill it before a handler exists.
-    const signalled = new Promise<string>((resolve) => {
-      process.once("SIGINT", () => resolve("SIGINT"));
-      process.once("SIGTERM", () => resolve("SIGTERM"));
+    const signalled = new Promise<StopCause>((resolve) => {
+      process.once("SIGINT", () => resolve({ why: "SIGINT", fails: false }));
+      process.once("SIGTERM", () => resolve({ why: "SIGTERM", fails: false }));
     });
     // SIGHUP: reload in place (certificate, key, CA, CRL, settings), sessions kept; ignored while starting.
     let onHangup = () => log(logLine`SIGHUP while starting: ignored`);
     process.on("SIGHUP", () => onHangup());
     let drained: (how: string) => void = () => {};
-    const drainedPromise = new Promise<string>((resolve) => (drained = (how) => resolve(`drain:${how}`)));
+    const drainedPromise = new Promise<StopCause>((resolve) => (drained = (how) => resolve({ why: `drain:${how}`, fails: false })));
     // The TUN device stopped for good (deleted, a failed read): stop, and fail, so that the
     // service manager (deploy/gw.service: Restart=on-failure) starts gw again with a new device.
     let tunLost: (why: string) => void = () => {};
-    const tunLostPromise = new Promise<string>((resolve) => (tunLost = (why) => resolve(`the TUN device stopped delivering packets (${why})`)));
+    const tunLostPromise = new Promise<StopCause>((resolve) => (tunLost = (why) => resolve({ why: `the TUN device stopped delivering packets (${why})`, fails: true })));
     const reread = (): Result<GatewayConfig> => {
       try {
         return ok(parseServeConfig(args, rawArgs, taken.value.path).config);
@@ -94,14 +100,12 @@ export const serveCommand = defineCommand({
       log(memoryReport(runtime.memory, gateway.plane));
       gateway.collectWorkers?.();
     });
-    const lost = tunLostPromise.then((why) => ({ why }));
-    const ended = await Promise.race([signalled, drainedPromise, lost]);
-    if (typeof ended === "string") log(logLine`${ended}: stopping, ending all sessions`);
-    else log(logLine`${ended.why}: stopping, ending all sessions (exit status 1)`);
+    const cause = await Promise.race([signalled, drainedPromise, tunLostPromise]);
+    log(cause.fails ? logLine`${cause.why}: stopping, ending all sessions (exit status 1)` : logLine`${cause.why}: stopping, ending all sessions`);
     await gateway.stop();
     taken.value.lock.release();
     // Exit status 1 with the reason on stderr ("gw: tun_lost: ...").
-    if (typeof ended !== "string") throw new GwError("tun_lost", `${ended.why}: gw stopped; start it again (a service manager with Restart=on-failure does)`);
+    if (cause.fails) throw new GwError("tun_lost", `${cause.why}: gw stopped; start it again (a service manager with Restart=on-failure does)`);
   },
 });
 
