@@ -65,6 +65,12 @@ function passwordCheckMean(status: Status): string {
   return mean === undefined ? "—" : `${mean.toFixed(1)} ms (${status.auth.passwordChecks.count} checks)`;
 }
 
+/** The wait a login refused for a busy password hasher is told now; "—" until the hasher has refused one. */
+function busyWait(status: Status): string {
+  const seconds = status.auth.busyRetrySeconds;
+  return seconds === null || !status.auth.failuresByReason.server_busy ? "—" : `${seconds.toFixed(0)} s (Retry-After)`;
+}
+
 /** The figures that move: replaced every second from the stream (event "stats"). */
 export function LiveStats({ status, rates, logins }: { status: Status; rates?: Rates; logins: LoginCounts }) {
   const s = status.sessions;
@@ -81,6 +87,7 @@ export function LiveStats({ status, rates, logins }: { status: Status; rates?: R
       <Card id="logins-hour" label="Logins last hour ok / failed" value={`${logins.succeeded} / ${logins.failed}`} />
       <Card label="Logins since start ok / failed" value={`${status.auth.successes} / ${status.auth.failures}`} />
       <Card id="password-check" label="Password check, mean since start" value={passwordCheckMean(status)} />
+      <Card id="busy-wait" label="Busy logins told to wait" value={busyWait(status)} />
       <Card label="Traffic in / out" value={`${formatBytes(status.traffic.bytesIn)} / ${formatBytes(status.traffic.bytesOut)}`} />
       <div class="card" id="drops">
         <div class="label">Dropped packets by reason</div>

@@ -76,9 +76,14 @@ describe("web UI live figures", () => {
     control.authStats.passwordChecked(51);
     // An hour later the window is empty.
     f.advance(61 * 60_000);
-    const later = await f.request("GET", "/ui", { cookie: (await f.signIn("bea", "read")).cookie });
+    const bea = (await f.signIn("bea", "read")).cookie;
+    const later = await f.request("GET", "/ui", { cookie: bea });
     expect(later.text).toMatch(/Logins last hour ok \/ failed<\/div><div class="value">0 \/ 0</);
     expect(later.text).toMatch(/Password check, mean since start<\/div><div class="value">45\.5 ms \(2 checks\)</);
+    expect(later.text).toMatch(/id="busy-wait"><div class="label">Busy logins told to wait<\/div><div class="value">—</);
+    control.authStats.failure("server_busy");
+    const busy = await f.request("GET", "/ui", { cookie: bea });
+    expect(busy.text).toMatch(/Busy logins told to wait<\/div><div class="value">2 s \(Retry-After\)</);
 
     const status = control.status();
     const full = { ...status, pool: { cidr: "10.10.0.0/24", capacity: 253, used: 240 } };
