@@ -1,4 +1,4 @@
-import { meanPasswordCheckMs, type Status } from "../control/status.ts";
+import { busyLoginWaitSeconds, meanPasswordCheckMs, type Status } from "../control/status.ts";
 import { apiRead } from "./api-commands.ts";
 import { time } from "./output.ts";
 import { formatHostPort } from "../config/setting-schemas.ts";
@@ -37,8 +37,10 @@ const passwordCheckMean = (s: Status) => {
 };
 
 /** "; busy logins are told to wait 6 s now" once the hasher has refused a login for being busy. */
-const busyRetry = (s: Status) =>
-  s.auth.busyRetrySeconds === null || !s.auth.failuresByReason.server_busy ? "" : `; busy logins are told to wait ${s.auth.busyRetrySeconds.toFixed(0)} s now (Retry-After)`;
+const busyRetry = (s: Status) => {
+  const wait = busyLoginWaitSeconds(s);
+  return wait === undefined ? "" : `; busy logins are told to wait ${wait.toFixed(0)} s now (Retry-After)`;
+};
 
 /** "reason n, reason n" or "none". */
 const counts = (byReason: Record<string, number>) => Object.entries(byReason).map(([r, n]) => `${r} ${n}`).join(", ") || "none";

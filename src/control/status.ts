@@ -76,6 +76,12 @@ export const statusSchema = z.object({
 });
 export type Status = z.infer<typeof statusSchema>;
 
+/** The wait (s) a login refused for a busy password hasher is told now; undefined until the hasher has refused one (or with no server). */
+export function busyLoginWaitSeconds(status: Status): number | undefined {
+  const seconds = status.auth.busyRetrySeconds;
+  return seconds === null || !status.auth.failuresByReason.server_busy ? undefined : seconds;
+}
+
 /** The mean password check since the start, in ms (waits for a hashing thread included); undefined before the first. */
 export function meanPasswordCheckMs(status: Status): number | undefined {
   const { count, seconds } = status.auth.passwordChecks;

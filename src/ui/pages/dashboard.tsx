@@ -1,6 +1,6 @@
 /** @jsxImportSource hono/jsx */
 import type { GwEvent } from "../../control/events.ts";
-import { meanPasswordCheckMs, type Status } from "../../control/status.ts";
+import { busyLoginWaitSeconds, meanPasswordCheckMs, type Status } from "../../control/status.ts";
 import { formatBytes, formatDuration, formatRate, formatTime } from "../format.ts";
 import { Page } from "../layout.tsx";
 import type { LoginCounts } from "../login-history.ts";
@@ -67,8 +67,8 @@ function passwordCheckMean(status: Status): string {
 
 /** The wait a login refused for a busy password hasher is told now; "—" until the hasher has refused one. */
 function busyWait(status: Status): string {
-  const seconds = status.auth.busyRetrySeconds;
-  return seconds === null || !status.auth.failuresByReason.server_busy ? "—" : `${seconds.toFixed(0)} s (Retry-After)`;
+  const wait = busyLoginWaitSeconds(status);
+  return wait === undefined ? "—" : `${wait.toFixed(0)} s (Retry-After)`;
 }
 
 /** The figures that move: replaced every second from the stream (event "stats"). */
