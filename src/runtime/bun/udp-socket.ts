@@ -1,7 +1,8 @@
 import { err, ok, type Result } from "../../errors.ts";
 import type { OpenUdp, UdpSocket } from "../udp.ts";
 import type { GsoStats } from "./udp-gso-sender.ts";
-import { gsoSender, linuxLibc, raiseReceiveBuffer } from "./udp-linux.ts";
+import { raiseReceiveBuffer } from "../linux/socket-options.ts";
+import { gsoSender, linuxLibc } from "./udp-linux.ts";
 
 /** Bun's socket plus how its sends went (UDP GSO or the plain path); null stats when GSO was never tried. */
 export interface BunUdpSocket extends UdpSocket {

@@ -7,7 +7,7 @@ declare namespace Deno {
   type PointerObject = { readonly __pointer: unique symbol };
   type PointerValue = PointerObject | null;
   type NativeResult<T> = T extends "pointer" ? PointerValue : T extends "i64" | "u64" | "isize" | "usize" ? number | bigint : T extends "void" ? void : number;
-  type NativeArg<T> = T extends "buffer" ? ArrayBufferView<ArrayBufferLike> : T extends "pointer" ? PointerValue : T extends "i64" | "u64" | "isize" | "usize" ? number | bigint : number;
+  type NativeArg<T> = T extends "buffer" ? ArrayBufferView<ArrayBufferLike> | null : T extends "pointer" ? PointerValue : T extends "i64" | "u64" | "isize" | "usize" ? number | bigint : number;
   interface ForeignFunction {
     readonly parameters: readonly NativeType[];
     readonly result: NativeType;
@@ -51,7 +51,7 @@ declare namespace Deno {
 
   const version: { deno: string };
   /** `standalone`: this is a `deno compile` executable. */
-  const build: { standalone?: boolean };
+  const build: { standalone?: boolean; os: string };
   function execPath(): string;
   /** The URL of the entry module. */
   const mainModule: string;

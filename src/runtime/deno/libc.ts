@@ -3,7 +3,7 @@ import { errnoReaders } from "./errno.ts";
 import { openFirst } from "../linux/libc-names.ts";
 
 /**
- * libc through Deno.dlopen: the calls the TUN device, a handed UDP socket, the file lock, the
+ * libc through Deno.dlopen: the calls the TUN device, the UDP socket, the file lock, the
  * open-file limit and a worker's parent-death request make.
  * Pointer arguments the packet path passes are declared "usize" and given as plain numbers
  * (buffer address + offset), so a read into the ring allocates no pointer object.
@@ -26,6 +26,8 @@ const SYMBOLS = {
   recvfrom: { parameters: ["i32", "usize", "usize", "i32", "usize", "usize"], result: "isize" },
   sendto: { parameters: ["i32", "buffer", "usize", "i32", "buffer", "u32"], result: "isize" },
   getsockname: { parameters: ["i32", "buffer", "buffer"], result: "i32" },
+  setsockopt: { parameters: ["i32", "i32", "i32", "buffer", "u32"], result: "i32" },
+  getsockopt: { parameters: ["i32", "i32", "i32", "buffer", "buffer"], result: "i32" },
   fcntl: { parameters: ["i32", "i32", "i64"], result: "i32" },
   flock: { parameters: ["i32", "i32"], result: "i32" },
   ftruncate: { parameters: ["i32", "i64"], result: "i32" },
@@ -53,6 +55,11 @@ export function loadDenoLibc() {
     epollCreate: () => symbols.epoll_create1(EPOLL_CLOEXEC),
     epollCtl: (epfd: number, op: number, fd: number, event: Uint32Array) => symbols.epoll_ctl(epfd, op, fd, event),
     fcntl: (fd: number, command: number, arg: number) => symbols.fcntl(fd, command, arg),
+    setIntOption: (fd: number, level: number, name: number, value: number) => symbols.setsockopt(fd, level, name, new Int32Array([value]), 4),
+    getIntOption: (fd: number, level: number, name: number) => {
+      const value = new Int32Array(1);
+      return symbols.getsockopt(fd, level, name, value, new Uint32Array([4])) === 0 ? value[0]! : -1;
+    },
     ...errnoReaders(symbols),
   } satisfies TunLibc & Record<string, unknown>;
   return libc;

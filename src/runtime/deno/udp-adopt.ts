@@ -1,11 +1,12 @@
-import { err, ok } from "../../errors.ts";
-import { logLine } from "../../log/log-line.ts";
+import { err, ok, type Result } from "../../errors.ts";
+import { logLine, type Log } from "../../log/log-line.ts";
 import { ensureNonBlocking } from "../linux/fd-flags.ts";
 import { SockaddrCache } from "../linux/sockaddr-cache.ts";
 import { readSockaddr, SOCKADDR_BYTES, sockaddrFamily, writeSockaddrPort } from "../linux/sockaddr.ts";
 import { AF_INET6 } from "../linux/tun-libc.ts";
 import { startReader } from "../linux/tun-reader.ts";
 import { workerUrl } from "../linux/worker-url.ts";
+import { raiseReceiveBuffer } from "../linux/socket-options.ts";
 import type { AdoptUdp, UdpSocket } from "../udp.ts";
 import { sendEach } from "../udp-batch.ts";
 import { loadDenoLibc } from "./libc.ts";
@@ -15,14 +16,25 @@ const readerUrl = () => workerUrl(import.meta.url, "./udp-worker.ts", "./udp-wor
 /**
  * A worker process's member of the steered UDP group, over its handed descriptor. Deno cannot
  * wrap a descriptor (Deno.listenDatagram takes none; node:dgram's bind({ fd }) throws
- * ERR_INVALID_FD_TYPE, Deno 2.9.6), so the socket is read the way a TUN queue is: a worker blocks
- * in epoll_wait and fills a shared ring (udp-worker.ts), and the datagrams are sent with sendto
- * through Deno.dlopen, which takes the bytes at the call, as the UdpSocket interface asks.
+ * ERR_INVALID_FD_TYPE, Deno 2.9.6), so the socket is read by gw itself (udpOverDescriptor).
  */
-export const adoptUdp: AdoptUdp = async (fd, log = (message: string) => console.error(message)) => {
-  const fail = (why: string) => err("udp_failed", `cannot take over the handed UDP socket (fd ${fd}): ${why}`);
-  if (!Number.isInteger(fd) || fd < 0) return fail("not a descriptor");
+export const adoptUdp: AdoptUdp = (fd, log) => udpOverDescriptor(fd, "this worker", log);
+
+/**
+ * A UdpSocket over a bound UDP descriptor, read the way a TUN queue is: a worker blocks in
+ * epoll_wait and fills a shared ring (udp-worker.ts), and the datagrams are sent with sendto
+ * through Deno.dlopen, which takes the bytes at the call, as the UdpSocket interface asks. The
+ * receive buffer is raised as under Bun. `where` names the process in the log line of a reader
+ * that stops ("this worker", "this process"). The descriptor is the socket's from here on: it is
+ * closed with the socket, and at once when this fails.
+ */
+export async function udpOverDescriptor(fd: number, where: string, log: Log = (message) => console.error(message)): Promise<Result<UdpSocket>> {
+  if (!Number.isInteger(fd) || fd < 0) return err("udp_failed", `cannot take over the UDP socket (fd ${fd}): not a descriptor`);
   const libc = loadDenoLibc();
+  const fail = (why: string) => {
+    libc.close(fd);
+    return err("udp_failed", `cannot take over the UDP socket (fd ${fd}): ${why}`);
+  };
   const nonBlocking = ensureNonBlocking(libc, fd);
   if ("errno" in nonBlocking) return fail(`fcntl: ${libc.strerror(nonBlocking.errno)}`);
   const bound = new Uint8Array(SOCKADDR_BYTES);
@@ -30,10 +42,11 @@ export const adoptUdp: AdoptUdp = async (fd, log = (message: string) => console.
   const local = readSockaddr(bound);
   if (local === null) return fail("not an IPv4 or IPv6 socket");
   const family = sockaddrFamily(bound) === AF_INET6 ? "IPv6" : "IPv4";
+  raiseReceiveBuffer(libc, fd);
 
   let handler: (data: Uint8Array, port: number, address: string) => void = () => {};
-  const reader = await startReader(libc, readerUrl(), fd, `udp fd ${fd}`, SOCKADDR_BYTES, (why) => log(logLine`udp fd ${fd}: datagram reader stopped, DTLS is down in this worker: ${why}`), "keep");
-  if (!reader.ok) return reader;
+  const reader = await startReader(libc, readerUrl(), fd, `udp fd ${fd}`, SOCKADDR_BYTES, (why) => log(logLine`udp fd ${fd}: datagram reader stopped, DTLS is down in ${where}: ${why}`), "keep");
+  if (!reader.ok) return fail(reader.error.message);
   // Each read is the source's sockaddr, then the datagram (udp-worker.ts).
   reader.value.setHandler((reads) => {
     for (const read of reads) {

@@ -2,6 +2,9 @@ import { createSocket } from "node:dgram";
 import { err, ok, type Result } from "../../errors.ts";
 import type { OpenUdp, UdpSocket } from "../udp.ts";
 import { sendEach } from "../udp-batch.ts";
+import { bindUdp, type UdpBindLibc } from "../linux/udp-bind.ts";
+import { loadDenoReuseportLibc } from "./reuseport-libc.ts";
+import { udpOverDescriptor } from "./udp-adopt.ts";
 
 type Receive = (data: Uint8Array, port: number, address: string) => void;
 
@@ -34,11 +37,21 @@ function copyingSends(sendAsync: (copy: Uint8Array, port: number, address: strin
 }
 
 /**
- * UDP under Deno: Deno.listenDatagram (several times node:dgram's rate under Deno), which Deno
- * offers only with --unstable-net (deno.json asks for it; `deno run` outside the repository
- * needs the flag). Without it, node:dgram, and the gateway runs at the slower rate.
+ * UDP under Deno. On Linux gw binds the socket with libc and reads it itself, as a worker reads
+ * its handed one (udp-adopt.ts: a reader worker fills a ring in batches, sendto takes the bytes
+ * at the call): Deno.listenDatagram delivers one datagram per promise and sends asynchronously,
+ * which held DTLS through Deno to a third of ocserv's throughput (docs/benchmarks.md). Elsewhere,
+ * or when libc cannot be bound, Deno.listenDatagram (several times node:dgram's rate under Deno),
+ * which Deno offers only with --unstable-net (deno.json asks for it; `deno run` outside the
+ * repository needs the flag); without it, node:dgram.
  */
 export const openUdp: OpenUdp = async (host, port) => {
+  const libc = Deno.build.os === "linux" ? bindingOrNull() : null;
+  if (libc !== null) {
+    const bound = bindUdp(libc, host, port);
+    if (!bound.ok) return bound;
+    return udpOverDescriptor(bound.value.fd, "this process");
+  }
   try {
     if ("listenDatagram" in Deno) return ok(listenDatagram(host, port));
     console.error("udp: Deno.listenDatagram needs --unstable-net (deno.json sets it for runs inside the repository); using node:dgram, which is slower");
@@ -51,6 +64,16 @@ export const openUdp: OpenUdp = async (host, port) => {
     return err("udp_failed", `cannot bind UDP ${host}:${port}: ${(e as Error).message}`);
   }
 };
+
+/** libc for binding, or null where Deno.dlopen is refused (no --allow-ffi): Deno's own socket then. */
+function bindingOrNull(): UdpBindLibc | null {
+  try {
+    return loadDenoReuseportLibc();
+  } catch (e) {
+    console.error(`udp: libc cannot be bound (${(e as Error).message}); using Deno's own UDP socket, which is slower`);
+    return null;
+  }
+}
 
 function listenDatagram(host: string, port: number): UdpSocket {
   const conn = Deno.listenDatagram({ hostname: host, port, transport: "udp" });

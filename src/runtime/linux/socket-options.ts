@@ -11,3 +11,23 @@ export const SO_RCVBUFFORCE = 33;
  * TCP inside backed off. 4 MiB is memory used only while the main thread is behind.
  */
 export const UDP_RECEIVE_BUFFER_BYTES = 4 << 20;
+
+/** The two int socket-option calls raiseReceiveBuffer makes, as each runtime's FFI binds them. */
+export interface IntSocketOptions {
+  /** 0, or -1 (errno). */
+  setIntOption(fd: number, level: number, name: number, value: number): number;
+  /** The value, or -1. */
+  getIntOption(fd: number, level: number, name: number): number;
+}
+
+/**
+ * A receive buffer that absorbs an upload burst (see UDP_RECEIVE_BUFFER_BYTES): past rmem_max when
+ * root, else up to it. Returns SO_RCVBUF as the kernel reports it (twice the bytes asked: it
+ * counts overhead), or -1.
+ */
+export function raiseReceiveBuffer(libc: IntSocketOptions, fd: number): number {
+  if (libc.setIntOption(fd, SOL_SOCKET, SO_RCVBUFFORCE, UDP_RECEIVE_BUFFER_BYTES) !== 0) {
+    libc.setIntOption(fd, SOL_SOCKET, SO_RCVBUF, UDP_RECEIVE_BUFFER_BYTES);
+  }
+  return libc.getIntOption(fd, SOL_SOCKET, SO_RCVBUF);
+}
