@@ -1,6 +1,7 @@
 import type { Runtime } from "../runtime.ts";
 import { createPortablePasswordHasher } from "../portable-password-hasher.ts";
 import { denoFileLocks } from "./file-lock.ts";
+import { createGcmKey } from "./gcm-libcrypto.ts";
 import { denoMemoryProbe } from "./memory-probe.ts";
 import { serveHttps } from "./https-server.ts";
 import { raiseOpenFileLimit } from "./open-file-limit.ts";
@@ -23,6 +24,7 @@ export const denoRuntime: Runtime = {
   adoptUdp,
   serveHttps,
   passwordHasher: createPortablePasswordHasher(),
+  createGcmKey,
   raiseOpenFileLimit,
   fileLocks: denoFileLocks,
   memory: denoMemoryProbe,

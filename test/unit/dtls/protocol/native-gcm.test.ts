@@ -3,10 +3,14 @@ import { createCipheriv, randomBytes } from "node:crypto";
 import { LEGACY_SUITES, PSK_SUITES, type DtlsSuite } from "../../../../src/dtls/protocol/cipher-suites.ts";
 import { keyBlockLength, splitKeyBlock } from "../../../../src/dtls/protocol/keys.ts";
 import { ContentType, createRecordProtection, parseRecord, RECORD_HEADER_LENGTH } from "../../../../src/dtls/protocol/record.ts";
-import { createGcmKey } from "../../../../src/runtime/bun/gcm-libcrypto.ts";
+import type { CreateGcmKey } from "../../../../src/runtime/gcm.ts";
+import { runtime } from "../../../../src/runtime/current.ts";
 import { toHex } from "./vectors.ts";
 
-/** The libcrypto contexts (runtime/bun/gcm-libcrypto.ts) against node:crypto's record protection, byte for byte. */
+/** This runtime's libcrypto AES-GCM (bun/gcm-libcrypto.ts or deno/gcm-libcrypto.ts): the tests run under both. */
+const createGcmKey: CreateGcmKey = (...args) => runtime.createGcmKey?.(...args);
+
+/** The libcrypto contexts (runtime/libcrypto-gcm.ts through this runtime's FFI) against node:crypto's record protection, byte for byte. */
 const gcmSuites: DtlsSuite[] = [...LEGACY_SUITES, ...PSK_SUITES].filter((s) => s.kind === "gcm");
 const keysFor = (suite: DtlsSuite) => splitKeyBlock(suite, new Uint8Array(randomBytes(keyBlockLength(suite))));
 const parsed = (bytes: Uint8Array) => {
