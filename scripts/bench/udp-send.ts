@@ -10,8 +10,9 @@
  */
 import { spawn } from "node:child_process";
 import { createInterface } from "node:readline";
-import { GsoSender } from "../../src/runtime/bun/udp-gso-sender.ts";
+import { GsoSender } from "../../src/runtime/linux/udp-gso-sender.ts";
 import { loadUdpLibc } from "../../src/runtime/bun/udp-libc.ts";
+import { bunSendCalls } from "../../src/runtime/bun/udp-linux.ts";
 
 const SIZE = 1400;
 const BATCH = 64;
@@ -45,7 +46,7 @@ async function main(): Promise<void> {
   const socket = await Bun.udpSocket({ hostname: "127.0.0.1", port: 0 });
   const plain = (batch: (Uint8Array | number | string)[]) => socket.sendMany(batch);
   const fd = (socket as unknown as { fd: number }).fd;
-  const gso = new GsoSender(fd, "IPv4", loadUdpLibc(), plain);
+  const gso = new GsoSender(fd, "IPv4", bunSendCalls(loadUdpLibc()), plain);
 
   const slab = new Uint8Array(BATCH * 2048).fill(0x5a);
   const batch: (Uint8Array | number | string)[] = [];

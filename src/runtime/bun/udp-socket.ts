@@ -1,6 +1,6 @@
 import { err, ok, type Result } from "../../errors.ts";
 import type { OpenUdp, UdpSocket } from "../udp.ts";
-import type { GsoStats } from "./udp-gso-sender.ts";
+import type { GsoStats } from "../linux/udp-gso-sender.ts";
 import { raiseReceiveBuffer } from "../linux/socket-options.ts";
 import { gsoSender, linuxLibc } from "./udp-linux.ts";
 

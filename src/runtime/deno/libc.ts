@@ -25,6 +25,10 @@ const SYMBOLS = {
   // A handed UDP socket (udp-adopt.ts): received into the reader's ring, sent from the caller's buffer.
   recvfrom: { parameters: ["i32", "usize", "usize", "i32", "usize", "usize"], result: "isize" },
   sendto: { parameters: ["i32", "buffer", "usize", "i32", "buffer", "u32"], result: "isize" },
+  // The senders' vectors (linux/udp-gso-sender.ts), by address. ssize_t bound as i32, as under Bun:
+  // one send carries at most 64 KiB, -1 keeps its value, and no BigInt per call.
+  sendmsg: { parameters: ["i32", "usize", "i32"], result: "i32" },
+  sendmmsg: { parameters: ["i32", "usize", "u32", "i32"], result: "i32" },
   getsockname: { parameters: ["i32", "buffer", "buffer"], result: "i32" },
   setsockopt: { parameters: ["i32", "i32", "i32", "buffer", "u32"], result: "i32" },
   getsockopt: { parameters: ["i32", "i32", "i32", "buffer", "buffer"], result: "i32" },

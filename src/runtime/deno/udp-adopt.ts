@@ -9,7 +9,9 @@ import { workerUrl } from "../linux/worker-url.ts";
 import { raiseReceiveBuffer } from "../linux/socket-options.ts";
 import type { AdoptUdp, UdpSocket } from "../udp.ts";
 import { sendEach } from "../udp-batch.ts";
-import { loadDenoLibc } from "./libc.ts";
+import { GsoSender } from "../linux/udp-gso-sender.ts";
+import { datagramArena, type UdpSendCalls } from "../linux/udp-send-calls.ts";
+import { addressOf, loadDenoLibc } from "./libc.ts";
 
 const readerUrl = () => workerUrl(import.meta.url, "./udp-worker.ts", "./udp-worker-deno.mjs");
 
@@ -22,8 +24,9 @@ export const adoptUdp: AdoptUdp = (fd, log) => udpOverDescriptor(fd, "this worke
 
 /**
  * A UdpSocket over a bound UDP descriptor, read the way a TUN queue is: a worker blocks in
- * epoll_wait and fills a shared ring (udp-worker.ts), and the datagrams are sent with sendto
- * through Deno.dlopen, which takes the bytes at the call, as the UdpSocket interface asks. The
+ * epoll_wait and fills a shared ring (udp-worker.ts); datagrams are sent through Deno.dlopen
+ * (sendto, or a batch's sendmmsg and UDP GSO sends), which take the bytes at the call, as the
+ * UdpSocket interface asks. The
  * receive buffer is raised as under Bun. `where` names the process in the log line of a reader
  * that stops ("this worker", "this process"). The descriptor is the socket's from here on: it is
  * closed with the socket, and at once when this fails.
@@ -64,10 +67,20 @@ export async function udpOverDescriptor(fd: number, where: string, log: Log = (m
     writeSockaddrPort(to.bytes, port);
     return Number(libc.raw.sendto(fd, data, data.byteLength, 0, to.bytes, to.length)) >= 0;
   };
+  // Batches as under Bun: same-size runs to one peer in one UDP GSO send, the rest in one sendmmsg,
+  // from copies (Deno may move a small array's bytes before the send; a copy costs less than a call).
+  const calls: UdpSendCalls = {
+    sendmsg: (socketFd, msghdr, flags) => libc.raw.sendmsg(socketFd, msghdr, flags),
+    sendmmsg: (socketFd, vector, count, flags) => libc.raw.sendmmsg(socketFd, vector, count, flags),
+    errno: libc.errno,
+    addressOf,
+    ...datagramArena(addressOf),
+  };
+  const batches = new GsoSender(fd, family, calls, (batch) => sendEach(send, batch));
   const socket: UdpSocket = {
     port: local.port,
     send,
-    sendMany: (batch) => sendEach(send, batch),
+    sendMany: (batch) => (open ? batches.sendMany(batch) : 0),
     onDatagram: (h) => void (handler = h),
     close() {
       if (!open) return;

@@ -4,8 +4,9 @@
  * they are counted as not sent.
  */
 import { expect, test } from "bun:test";
-import { GsoSender } from "../../../../src/runtime/bun/udp-gso-sender.ts";
+import { GsoSender } from "../../../../src/runtime/linux/udp-gso-sender.ts";
 import type { UdpLibc } from "../../../../src/runtime/bun/udp-libc.ts";
+import { bunSendCalls } from "../../../../src/runtime/bun/udp-linux.ts";
 import { fakeSendmmsg } from "./fake-sendmmsg.ts";
 
 type Batch = (Uint8Array | number | string)[];
@@ -15,7 +16,7 @@ function harness(errno: number) {
   let sendmsgCalls = 0;
   const mmsg = fakeSendmmsg();
   const libc = { sendmsg: () => (sendmsgCalls++, -1), sendmmsg: mmsg.sendmmsg, errno: () => (mmsg.lastErrno || errno) } as unknown as UdpLibc;
-  const sender = new GsoSender(-1, "IPv4", libc, (batch: Batch) => {
+  const sender = new GsoSender(-1, "IPv4", bunSendCalls(libc), (batch: Batch) => {
     const firstBytes: number[] = [];
     for (let i = 0; i < batch.length; i += 3) firstBytes.push((batch[i] as Uint8Array)[0]!);
     fallbackSeen.push(firstBytes);

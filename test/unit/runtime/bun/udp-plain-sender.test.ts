@@ -4,7 +4,8 @@
  * sendmmsg faked to take fewer or fail (what is lost and what still goes).
  */
 import { afterEach, describe, expect, test } from "bun:test";
-import { PLAIN_SLOTS, PlainSender } from "../../../../src/runtime/bun/udp-plain-sender.ts";
+import { PLAIN_SLOTS, PlainSender } from "../../../../src/runtime/linux/udp-plain-sender.ts";
+import { bunSendCalls } from "../../../../src/runtime/bun/udp-linux.ts";
 import { openBunUdp, type BunUdpSocket } from "../../../../src/runtime/bun/udp-socket.ts";
 import { SockaddrCache } from "../../../../src/runtime/linux/sockaddr-cache.ts";
 import { fakeSendmmsg, type FakeStep } from "./fake-sendmmsg.ts";
@@ -23,7 +24,7 @@ const datagram = (index: number, length: number) => {
 
 function faked(script: FakeStep[]) {
   const mmsg = fakeSendmmsg(script);
-  const sender = new PlainSender(-1, { sendmmsg: mmsg.sendmmsg as never, errno: () => mmsg.lastErrno });
+  const sender = new PlainSender(-1, bunSendCalls({ sendmsg: (() => -1) as never, sendmmsg: mmsg.sendmmsg as never, errno: () => mmsg.lastErrno }));
   const to = new SockaddrCache("IPv4").get("198.51.100.7");
   return { sender, mmsg, add: (i: number) => sender.add(datagram(i, 50 + i), 4000 + i, to) };
 }

@@ -1,9 +1,8 @@
-import { ptr, type Pointer } from "bun:ffi";
-import { CMSG, CMSG_SEGMENT_LEN, CMSG_SEGMENT_SPACE, classifyGsoFailure, IOVEC, MSG_DONTWAIT, MSGHDR, SOL_UDP, UDP_SEGMENT, writeWord64 } from "../linux/udp-gso-abi.ts";
-import { GSO_MAX_SEGMENTS, gsoRunLength } from "../linux/udp-gso-runs.ts";
-import { SockaddrCache } from "../linux/sockaddr-cache.ts";
-import { SOCKADDR_BYTES, writeSockaddrPort, type SocketFamily } from "../linux/sockaddr.ts";
-import type { UdpLibc } from "./udp-libc.ts";
+import { CMSG, CMSG_SEGMENT_LEN, CMSG_SEGMENT_SPACE, classifyGsoFailure, IOVEC, MSG_DONTWAIT, MSGHDR, SOL_UDP, UDP_SEGMENT, writeWord64 } from "./udp-gso-abi.ts";
+import { GSO_MAX_SEGMENTS, gsoRunLength } from "./udp-gso-runs.ts";
+import { SockaddrCache } from "./sockaddr-cache.ts";
+import { SOCKADDR_BYTES, writeSockaddrPort, type SocketFamily } from "./sockaddr.ts";
+import type { UdpSendCalls } from "./udp-send-calls.ts";
 import { PlainSender } from "./udp-plain-sender.ts";
 
 type Batch = (Uint8Array | number | string)[];
@@ -23,7 +22,7 @@ export interface GsoStats {
   gsoDatagrams: number;
   /** Datagrams handed to the plain path (runs of one, unreachable addresses, refused runs). */
   plainDatagrams: number;
-  /** Of those, the ones Bun's own sendMany took (an address this socket cannot express, an empty datagram). */
+  /** Of those, the ones the runtime's own send took (an address this socket cannot express, an empty datagram). */
   fallbackDatagrams: number;
 }
 
@@ -31,32 +30,33 @@ export interface GsoStats {
  * sendMany over UDP GSO: runs of same-size datagrams to one peer (see gsoRunLength) leave in one
  * sendmsg with a UDP_SEGMENT cmsg and one iovec per datagram (no copy); the rest leave together
  * in one sendmmsg (PlainSender), in the batch's order; only what this socket's family cannot
- * address goes through `sendPlain` (Bun's sendMany). Returns how many datagrams the kernel took,
- * like sendmmsg: a GSO send counts all its segments; a full buffer drops them. Nothing is
- * allocated per datagram: the msghdr blocks are this sender's, and peers' sockaddrs are cached.
+ * address goes through `sendPlain` (the runtime's own sends). Returns how many datagrams the
+ * kernel took, like sendmmsg: a GSO send counts all its segments; a full buffer drops them.
+ * Nothing is allocated per datagram: the msghdr blocks are this sender's, and peers' sockaddrs
+ * are cached. Both runtimes use it on Linux, with their own calls (UdpSendCalls).
  */
 export class GsoSender {
   readonly stats: GsoStats = { enabled: true, gsoSends: 0, gsoDatagrams: 0, plainDatagrams: 0, fallbackDatagrams: 0 };
   private readonly block = new Uint8Array(new ArrayBuffer(BLOCK_BYTES));
   private readonly words = new Uint32Array(this.block.buffer);
   private readonly name = this.block.subarray(NAME_AT, NAME_AT + SOCKADDR_BYTES);
-  private readonly msghdr: Pointer;
+  private readonly msghdr: number;
   private readonly sockaddrs: SockaddrCache;
   /** Datagrams waiting for the plain path, flushed before the next GSO send to keep the order. */
   private readonly plain: PlainSender;
-  /** Datagrams waiting for Bun's sendMany; it and `plain` are never both non-empty. */
+  /** Datagrams waiting for the runtime's own sends; it and `plain` are never both non-empty. */
   private readonly fallback: Batch = [];
 
   constructor(
     private readonly fd: number,
     family: SocketFamily,
-    private readonly libc: UdpLibc,
+    private readonly calls: UdpSendCalls,
     private readonly sendPlain: (batch: Batch) => number,
   ) {
     this.sockaddrs = new SockaddrCache(family);
-    this.plain = new PlainSender(fd, libc);
-    this.msghdr = ptr(this.block);
-    const base = this.msghdr as number;
+    this.plain = new PlainSender(fd, calls);
+    this.msghdr = calls.addressOf(this.block);
+    const base = this.msghdr;
     writeWord64(this.words, MSGHDR.name, base + NAME_AT);
     writeWord64(this.words, MSGHDR.iov, base + IOV_AT);
     writeWord64(this.words, MSGHDR.control, base + CONTROL_AT);
@@ -98,17 +98,21 @@ export class GsoSender {
     this.name.set(sockaddr.bytes);
     writeSockaddrPort(this.name, batch[at + 1] as number);
     this.words[MSGHDR.namelen >> 2] = sockaddr.length;
+    // Nothing is queued now (the plain queue went first), so a run of at most 64 KiB has room.
+    this.calls.released();
     for (let k = 0; k < run; k++) {
       const data = batch[at + k * 3] as Uint8Array;
       const iov = IOV_AT + k * IOVEC.bytes;
-      writeWord64(this.words, iov + IOVEC.base, ptr(data) as number);
+      writeWord64(this.words, iov + IOVEC.base, this.calls.place(data));
       writeWord64(this.words, iov + IOVEC.len, data.byteLength);
     }
     writeWord64(this.words, MSGHDR.iovlen, run);
     const segment = (batch[at] as Uint8Array).byteLength;
     this.block[CONTROL_AT + CMSG.data] = segment & 0xff; // u16 in host (little-endian) order
     this.block[CONTROL_AT + CMSG.data + 1] = segment >> 8;
-    return this.libc.sendmsg(this.fd, this.msghdr, MSG_DONTWAIT) >= 0 ? 0 : this.libc.errno();
+    const errno = this.calls.sendmsg(this.fd, this.msghdr, MSG_DONTWAIT) >= 0 ? 0 : this.calls.errno();
+    this.calls.released();
+    return errno;
   }
 
   /** Queues datagrams start..start+run-1 for the plain path; returns how many a queue that filled up sent meanwhile. */

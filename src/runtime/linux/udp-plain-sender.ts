@@ -1,8 +1,7 @@
-import { ptr } from "bun:ffi";
-import { classifyPlainFailure, IOVEC, MMSGHDR, MSG_DONTWAIT, MSGHDR, writeWord64 } from "../linux/udp-gso-abi.ts";
-import { writeSockaddrPort } from "../linux/sockaddr.ts";
-import type { CachedSockaddr } from "../linux/sockaddr-cache.ts";
-import type { UdpLibc } from "./udp-libc.ts";
+import { classifyPlainFailure, IOVEC, MMSGHDR, MSG_DONTWAIT, MSGHDR, writeWord64 } from "./udp-gso-abi.ts";
+import { writeSockaddrPort } from "./sockaddr.ts";
+import type { CachedSockaddr } from "./sockaddr-cache.ts";
+import type { UdpSendCalls } from "./udp-send-calls.ts";
 
 /** Datagrams per sendmmsg; a longer queue is sent in several. */
 export const PLAIN_SLOTS = 64;
@@ -13,10 +12,11 @@ const BLOCK_BYTES = NAMES_AT + PLAIN_SLOTS * NAME_STRIDE;
 
 /**
  * Datagrams that are not a GSO run, queued into one preallocated mmsghdr vector and sent with
- * sendmmsg. Replaces Bun's own sendMany on this path, which parses each datagram's address text
+ * sendmmsg. Under Bun it replaces Bun's own sendMany, which parses each datagram's address text
  * again (inet_pton) and builds its vector per call: a reply to one ping is one datagram, and that
- * work was about 4 % of the gateway's CPU per round trip. The addresses come from the caller's
- * sockaddr cache; the datagrams must stay untouched until the next flush (the vector points at them).
+ * work was about 4 % of the gateway's CPU per round trip; under Deno, a sendto per datagram. The
+ * addresses come from the caller's sockaddr cache; a datagram the runtime does not copy
+ * (UdpSendCalls.place) must stay untouched until the next flush (the vector points at it).
  */
 export class PlainSender {
   private readonly block = new Uint8Array(new ArrayBuffer(BLOCK_BYTES));
@@ -26,9 +26,9 @@ export class PlainSender {
 
   constructor(
     private readonly fd: number,
-    private readonly libc: Pick<UdpLibc, "sendmmsg" | "errno">,
+    private readonly calls: Pick<UdpSendCalls, "sendmmsg" | "errno" | "addressOf" | "place" | "released">,
   ) {
-    this.base = ptr(this.block) as number;
+    this.base = calls.addressOf(this.block);
     for (let slot = 0; slot < PLAIN_SLOTS; slot++) {
       const header = slot * MMSGHDR.bytes + MMSGHDR.hdr;
       writeWord64(this.words, header + MSGHDR.name, this.base + NAMES_AT + slot * NAME_STRIDE);
@@ -44,14 +44,19 @@ export class PlainSender {
 
   /** Queues one datagram (not empty) to a cached, expressible address; sends the queue first when it is full. Returns how many that send took. */
   add(data: Uint8Array, port: number, address: CachedSockaddr): number {
-    const sent = this.queued === PLAIN_SLOTS ? this.flush() : 0;
+    let sent = this.queued === PLAIN_SLOTS ? this.flush() : 0;
+    let at = this.calls.place(data);
+    if (at < 0) {
+      sent += this.flush();
+      at = this.calls.place(data);
+    }
     const slot = this.queued++;
     const name = NAMES_AT + slot * NAME_STRIDE;
     this.block.set(address.bytes, name);
     writeSockaddrPort(this.block, port, name);
     this.words[(slot * MMSGHDR.bytes + MSGHDR.namelen) >> 2] = address.length;
     const iov = IOVS_AT + slot * IOVEC.bytes;
-    writeWord64(this.words, iov + IOVEC.base, ptr(data) as number);
+    writeWord64(this.words, iov + IOVEC.base, at);
     writeWord64(this.words, iov + IOVEC.len, data.byteLength);
     return sent;
   }
@@ -66,14 +71,14 @@ export class PlainSender {
     let at = 0;
     let retried = false;
     while (at < this.queued) {
-      const n = this.libc.sendmmsg(this.fd, this.base + at * MMSGHDR.bytes, this.queued - at, MSG_DONTWAIT);
+      const n = this.calls.sendmmsg(this.fd, this.base + at * MMSGHDR.bytes, this.queued - at, MSG_DONTWAIT);
       if (n > 0) {
         sent += n;
         at += n;
         retried = false;
         continue;
       }
-      const failure = classifyPlainFailure(this.libc.errno());
+      const failure = classifyPlainFailure(this.calls.errno());
       if (failure === "full") break;
       if (failure === "again" && !retried) {
         retried = true;
@@ -83,6 +88,7 @@ export class PlainSender {
       retried = false;
     }
     this.queued = 0;
+    this.calls.released();
     return sent;
   }
 }
