@@ -94,7 +94,7 @@ async function hashTimeMs(): Promise<{ ms: number; how: string }> {
   const t0 = performance.now();
   for (let i = 0; i < n; i++) unwrap(await hasher.verify(password, phc));
   portable?.close();
-  const how = portable ? "@noble/hashes in a worker thread, measured under Bun: Deno runs it faster, so the connect time minus it is too low" : "Bun.password";
+  const how = portable ? "hash-wasm (WebAssembly) in a worker thread, measured under Bun" : "Bun.password";
   return { ms: (performance.now() - t0) / n, how };
 }
 

@@ -17,9 +17,9 @@ export interface PortableHasherOptions {
 const passwordWorkerUrl = () => workerUrl(import.meta.url, "./password-worker.ts", "./password-worker.mjs");
 
 /**
- * argon2id in JavaScript (@noble/hashes) for runtimes without a native one (Deno): about 360 ms
- * of CPU per hash there, so it runs in a pool of worker threads, one per core, never on the main
- * thread (where it stalled every live session for the length of a login).
+ * argon2id in WebAssembly (hash-wasm, password-job.ts) for runtimes without a native one (Deno):
+ * about 55 ms of CPU per hash there, so it runs in a pool of worker threads, one per core, never
+ * on the main thread (where it stalled every live session for the length of a login).
  */
 export function createPortablePasswordHasher(options: PortableHasherOptions = {}): PasswordHasher & { close(): void } {
   const size = Math.max(1, options.size ?? availableParallelism());

@@ -5,7 +5,7 @@ import { parseArgon2idPhc } from "../../../src/runtime/argon2-phc.ts";
 import { DEFAULT_HASH_COST } from "../../../src/runtime/password-hasher.ts";
 import { createPortablePasswordHasher } from "../../../src/runtime/portable-password-hasher.ts";
 
-/** Fixed vectors: one written by Bun.password (native), one by the portable hasher (@noble/hashes). */
+/** Fixed vectors: one written by Bun.password (native), one by the portable hasher when it was @noble/hashes (JavaScript; hash-wasm now). */
 const MADE_BY_BUN = {
   password: "correct horse battery",
   phc: "$argon2id$v=19$m=19456,t=2,p=1$I0qbjPorkAL1/d5vNzAS5RvjuDCmoZ38bTDiPhoL1UQ$ZGsge5PcXrkBjIhWZt0cCI4UkDcuujRz3YuTx8vVcQw",
