@@ -17,6 +17,7 @@ import {
   slotStateIndex,
   stateIndex,
   waitingIndex,
+  filledIndex,
   ownerIndex,
   ownerWaitingIndex,
   OWNER_MAIN,
@@ -28,7 +29,7 @@ import {
 
 /**
  * The reader worker's body, shared by the runtimes: blocks in epoll_wait on the TUN fd, reads
- * packets into the shared ring in batches and tells the main thread which slot is full. It
+ * packets into the shared ring in batches and counts each full slot for the main thread. It
  * never handles another message, so its loop may block; the main thread stops it through the
  * ring's control word plus the wake eventfd. While the main thread holds the device it takes the
  * TUN fd out of the wait set (tun-reader.ts), so a reply it reads itself does not wake this
@@ -86,7 +87,8 @@ export function readerWorker(bind: BindReadLoop, post: (event: ReaderEvent) => v
             const errno = readBatch(libc, ring, slot, event.data.headerBytes);
             if (ring.words[slotCountIndex(slot)]! > 0) {
               Atomics.store(ring.words, slotStateIndex(slot), FULL);
-              post(slot);
+              Atomics.add(ring.words, filledIndex, 1);
+              Atomics.notify(ring.words, filledIndex);
               slot = (slot + 1) % RING_SLOTS;
             }
             if (errno === EAGAIN) break;

@@ -1,3 +1,4 @@
+import { setImmediate } from "node:timers";
 import { err, ok, type Result } from "../../errors.ts";
 import { EFD_CLOEXEC, EFD_NONBLOCK, EPOLL_CTL_ADD, EPOLL_CTL_MOD, EPOLLIN, type TunLibc } from "./tun-libc.ts";
 import { epollEvent } from "./epoll-event.ts";
@@ -12,6 +13,7 @@ import {
   SLOT_BYTES,
   ownerIndex,
   ownerWaitingIndex,
+  filledIndex,
   RUNNING,
   slotCountIndex,
   slotLengthIndex,
@@ -103,9 +105,8 @@ export function startReader(
 
   /**
    * The oldest full slot, in one handler call. The worker fills slots strictly in ring order and
-   * the main thread frees them in the same order; each fill posts one message, so one slot per
-   * message drains them all, with the event loop running in between (a CSTP writer drains its
-   * queue there: several slots at once can exceed its 256-frame bound).
+   * the main thread frees them in the same order; each fill counts one in FILLED, so one slot per
+   * count drains them all (pump).
    */
   let next = 0;
   const packets: Uint8Array[] = [];
@@ -203,9 +204,35 @@ export function startReader(
     }
   };
 
+  /**
+   * Hands over what the worker counted, one slot per turn of the event loop (a CSTP writer drains
+   * its queue in between: several slots at once can exceed its 256-frame bound), then waits for
+   * the next count with Atomics.waitAsync.
+   */
+  let delivered = 0; // slots handed over, counted as FILLED counts them (int32, wrapping)
+  const pump = (): void => {
+    if (stopped) return;
+    const filled = Atomics.load(words, filledIndex);
+    if (filled !== delivered) {
+      delivered = (delivered + 1) | 0;
+      try {
+        deliverOldest();
+      } finally {
+        setImmediate(pump);
+      }
+      return;
+    }
+    const wait = Atomics.waitAsync(words, filledIndex, filled);
+    if (wait.async) void wait.value.then(pump);
+    else pump(); // counted between the load and the wait
+  };
+
   const stop = () => {
     if (stopped) return;
     stopped = true;
+    // The pending waitAsync resolves (and finds the reader stopped) instead of staying behind.
+    Atomics.add(words, filledIndex, 1);
+    Atomics.notify(words, filledIndex);
     if (claimed) release();
     if (Atomics.exchange(words, stateIndex, STOPPING) === RUNNING) {
       // Wake the worker from epoll_wait or from waiting on a full slot, then wait until it has left
@@ -240,10 +267,10 @@ export function startReader(
     worker.onmessage = (e: MessageEvent<ReaderEvent>) => {
       if (stopped) return;
       const event = e.data;
-      if (typeof event === "number") deliverOldest();
-      else if (event === "ready") {
+      if (event === "ready") {
         started = true;
         clearTimeout(timer);
+        pump();
         resolve(ok(reader));
       } else onFatal(event.fatal);
     };

@@ -1,7 +1,8 @@
 /**
- * The SharedArrayBuffer the reader worker fills and the main thread drains: a control word plus
+ * The SharedArrayBuffer the reader worker fills and the main thread drains: control words plus
  * a ring of batch slots. The worker reads packets straight into a free slot, marks it full and
- * posts the slot number; the main thread hands out views into the slot, then marks it free.
+ * counts it in FILLED, waking the main thread's Atomics.waitAsync; the main thread hands out views
+ * into the slot, then marks it free.
  * A full ring makes the worker wait, so a slow main thread pushes back onto the kernel queue
  * instead of growing memory.
  *
@@ -42,7 +43,14 @@ const WAITING = 1;
 const OWNER = 2;
 /** 1 while the worker sleeps until the main thread gives the device back: only then does that need Atomics.notify. */
 const OWNER_WAITING = 3;
-const CONTROL_WORDS = 4;
+/**
+ * Slots the worker has filled since it started (an int32 that wraps), notified on each: the main
+ * thread waits on it with Atomics.waitAsync. A message per slot woke the main thread in about
+ * twice the time (a worker's postMessage after 5 ms of sleep, medians of 300: Bun 47 to 83 µs
+ * against 22 to 60, Deno 117 to 188 against 54 to 100).
+ */
+const FILLED = 4;
+const CONTROL_WORDS = 5;
 
 export const OWNER_NOBODY = 0;
 export const OWNER_WORKER = 1;
@@ -70,6 +78,7 @@ export const stateIndex = STATE;
 export const waitingIndex = WAITING;
 export const ownerIndex = OWNER;
 export const ownerWaitingIndex = OWNER_WAITING;
+export const filledIndex = FILLED;
 export const slotStateIndex = (slot: number) => CONTROL_WORDS + slot * SLOT_WORDS;
 export const slotCountIndex = (slot: number) => slotStateIndex(slot) + 1;
 export const slotLengthIndex = (slot: number, i: number) => slotStateIndex(slot) + 2 + i;
@@ -93,5 +102,5 @@ export interface ReaderInit {
   headerBytes: number;
 }
 
-/** Worker → main: a full slot's number, "ready" once it runs, or why it stopped on its own. */
-export type ReaderEvent = number | "ready" | { fatal: string };
+/** Worker → main: "ready" once it runs, or why it stopped on its own (full slots are counted in FILLED). */
+export type ReaderEvent = "ready" | { fatal: string };
