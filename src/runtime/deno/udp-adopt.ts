@@ -26,10 +26,9 @@ export const adoptUdp: AdoptUdp = (fd, log) => udpOverDescriptor(fd, "this worke
  * A UdpSocket over a bound UDP descriptor, read the way a TUN queue is: a worker blocks in
  * epoll_wait and fills a shared ring (udp-worker.ts); datagrams are sent through Deno.dlopen
  * (sendto, or a batch's sendmmsg and UDP GSO sends), which take the bytes at the call, as the
- * UdpSocket interface asks. The
- * receive buffer is raised as under Bun. `where` names the process in the log line of a reader
- * that stops ("this worker", "this process"). The descriptor is the socket's from here on: it is
- * closed with the socket, and at once when this fails.
+ * UdpSocket interface asks. The receive buffer is raised as under Bun. `where` names the process
+ * in the log line of a reader that stops ("this worker", "this process"). The descriptor is the
+ * socket's from here on: it is closed with the socket, and at once when this fails.
  */
 export async function udpOverDescriptor(fd: number, where: string, log: Log = (message) => console.error(message)): Promise<Result<UdpSocket>> {
   if (!Number.isInteger(fd) || fd < 0) return err("udp_failed", `cannot take over the UDP socket (fd ${fd}): not a descriptor`);
