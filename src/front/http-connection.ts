@@ -98,6 +98,9 @@ export function serveConnection(socket: TLSSocket, front: TunnelFront, slot: Adm
     // gw's own record writer (when it writes) lets go of its key and buffers now.
     if (output !== socket) output.destroy();
   };
+  // Each answer is one write; Nagle's algorithm would hold one behind an unacknowledged segment
+  // (a TLS 1.3 session ticket, a previous answer) until the client's delayed ACK.
+  socket.setNoDelay(true);
   socket.on("data", onData);
   output.on("drain", onDrain);
   socket.on("error", ignoreSocketError);
