@@ -1,7 +1,7 @@
 import { dlopen, ptr, type Pointer } from "bun:ffi";
 import type { CreateGcmKey } from "../gcm.ts";
 import { libcryptoGcm, type LibcryptoGcmCalls } from "../libcrypto-gcm.ts";
-import { loadOnce } from "./load-once.ts";
+import { loadOnce } from "../load-once.ts";
 
 /** AES-GCM through the system's OpenSSL 3 libcrypto with bun:ffi (the calls of libcrypto-gcm.ts). */
 

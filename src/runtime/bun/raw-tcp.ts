@@ -3,7 +3,7 @@ import type { TLSSocket } from "node:tls";
 import { openFirst } from "../linux/libc-names.ts";
 import type { OpenRawTcp, RawTcp } from "../raw-tcp.ts";
 import { errnoReaders } from "./errno.ts";
-import { loadOnce } from "./load-once.ts";
+import { loadOnce } from "../load-once.ts";
 
 const MSG_DONTWAIT = 0x40;
 const MSG_NOSIGNAL = 0x4000;

@@ -1,6 +1,7 @@
 import type { CreateGcmKey } from "../gcm.ts";
 import { libcryptoGcm, type LibcryptoGcmCalls } from "../libcrypto-gcm.ts";
 import { openFirst } from "../linux/libc-names.ts";
+import { loadOnce } from "../load-once.ts";
 
 /**
  * AES-GCM through the system's OpenSSL 3 libcrypto with Deno.dlopen (the calls of
@@ -79,12 +80,4 @@ function load(): LibcryptoGcmCalls<Ctx> | undefined {
   };
 }
 
-let loaded: LibcryptoGcmCalls<Ctx> | null | undefined;
-
-/** The binding opened on first use and kept for the thread (an immutable library handle, not state). */
-function calls(): LibcryptoGcmCalls<Ctx> | undefined {
-  if (loaded === undefined) loaded = load() ?? null;
-  return loaded ?? undefined;
-}
-
-export const createGcmKey: CreateGcmKey = libcryptoGcm(calls);
+export const createGcmKey: CreateGcmKey = libcryptoGcm(loadOnce(load));
