@@ -36,6 +36,8 @@ export interface DtlsChannelOptions {
   onPacket(packet: Uint8Array): void;
   /** Any authenticated record: proof that the client uses DTLS. */
   onActivity(): void;
+  /** The channel's first DPD request (openconnect's first MTU probe) was answered (setup-nudge.ts). */
+  onFirstProbe(): void;
   /** The channel was closed (replaced, or its connection is gone): once, for the server to let its peer go. */
   onClose(): void;
 }
@@ -52,6 +54,7 @@ export class DtlsChannel {
   private sendSeq: number;
   private bare = false;
   private closed = false;
+  private probed = false;
 
   constructor(private readonly o: DtlsChannelOptions) {
     this.address = o.address;
@@ -124,6 +127,10 @@ export class DtlsChannel {
       case DPD_REQ:
         // MTU probes: echo the identical payload (§7.5, §9 item 4). Sealed now: `plain` is the datagram's.
         this.sendTyped(DPD_RESP, plain.subarray(1));
+        if (!this.probed) {
+          this.probed = true;
+          this.o.onFirstProbe();
+        }
         return;
       case DPD_RESP:
       case KEEPALIVE:

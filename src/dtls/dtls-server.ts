@@ -19,6 +19,7 @@ import type { SessionTunnel } from "../tunnel/session-tunnel.ts";
 import { DeadPeerDetector, PEER_DEAD, PEER_PROBE } from "../tunnel/dead-peer-detector.ts";
 import { DeadlineWheel } from "../net/deadline-wheel.ts";
 import { logLine, type Log } from "../log/log-line.ts";
+import { SetupNudge, type Schedule } from "./setup-nudge.ts";
 
 /** What the UDP side needs to know about a session that was offered DTLS at CONNECT time. */
 export interface DtlsBinding {
@@ -52,6 +53,8 @@ export interface DtlsServerOptions {
   drops: DropCounters;
   now(): number;
   log: Log;
+  /** Runs a function after ms (setTimeout unless a test drives the time): the setup nudge's requests. */
+  schedule?: Schedule;
 }
 
 /** A handshake that has not completed by then is forgotten (openconnect gives up after 12 s, §7.7). */
@@ -83,9 +86,11 @@ export class DtlsServer {
   private readonly outbox: UdpOutbox;
   /** The application data path's record, refilled for each record received (protocol/record.ts). */
   private readonly record = new ReusedRecord();
+  private readonly nudge: SetupNudge;
 
   constructor(private readonly o: DtlsServerOptions) {
     this.outbox = new UdpOutbox(o.udp, o.drops);
+    this.nudge = new SetupNudge(o.schedule ?? defaultSchedule, () => this.outbox.flush());
     this.deadlines = new DeadlineWheel<Peer>((peer, now) => this.check(peer, now), o.now());
     o.udp.onDatagram((data, port, address) => this.onDatagram(data, port, address));
   }
@@ -207,7 +212,7 @@ export class DtlsServer {
     for (const datagram of step.send) this.o.udp.send(datagram, port, peer.address);
     if (step.done && !peer.channel) {
       const binding = peer.binding;
-      const channel = new DtlsChannel(new ChannelOptions(this.o, this.outbox, peer, this.deadlines, step.done));
+      const channel = new DtlsChannel(new ChannelOptions(this.o, this.outbox, peer, this.deadlines, this.nudge, step.done));
       peer.channel = channel;
       binding.tunnel.attachDtls(channel);
       this.o.log(logLine`dtls up session=${binding.session.id} user=${binding.session.user} peer=${peerName(peer)} cipher=${channel.cipher}`);
@@ -313,6 +318,7 @@ class ChannelOptions implements DtlsChannelOptions {
     readonly outbox: UdpOutbox,
     private readonly peer: Peer,
     private readonly deadlines: DeadlineWheel<Peer>,
+    private readonly nudge: SetupNudge,
     readonly established: DtlsEstablished,
   ) {
     this.drops = server.drops;
@@ -331,10 +337,18 @@ class ChannelOptions implements DtlsChannelOptions {
     this.binding.tunnel.dtlsActive();
   }
 
+  onFirstProbe(): void {
+    if (this.peer.channel) this.nudge.afterFirstProbe(this.peer.channel);
+  }
+
   /** The next tick lets the peer go (DtlsServer.check), as it did before a wheel: never in the middle of a datagram. */
   onClose(): void {
     this.deadlines.schedule(this.peer, 0);
   }
+}
+
+function defaultSchedule(run: () => void, ms: number): void {
+  setTimeout(run, ms);
 }
 
 function peerName(peer: Peer): string {

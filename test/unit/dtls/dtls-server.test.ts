@@ -49,7 +49,10 @@ class FakeUdp implements UdpSocket {
 function fixture(now: () => number = Date.now) {
   const udp = new FakeUdp();
   const drops = new DropCounters();
-  const server = new DtlsServer({ udp, drops, now, log: () => {}, handshakeOptions: { serverRandom: legacy12.serverRandom } });
+  // The setup nudge's requests wait here until a test runs them (setup-nudge.ts).
+  const scheduled: { run: () => void; ms: number }[] = [];
+  const schedule = (run: () => void, ms: number) => void scheduled.push({ run, ms });
+  const server = new DtlsServer({ udp, drops, now, log: () => {}, handshakeOptions: { serverRandom: legacy12.serverRandom }, schedule });
   const registry = new SessionRegistry(60_000, Date.now);
   const { session } = registry.create({ user: "alice", group: "g", policy: { routes: [], excludeRoutes: [], dns: [] }, configHash: "h" });
   const packets: Uint8Array[] = [];
@@ -70,7 +73,7 @@ function fixture(now: () => number = Date.now) {
   };
   let seq = 10;
   const fromClient = (plaintext: number[] | Uint8Array, s = seq++) => client.seal(ContentType.applicationData, 1, s, Uint8Array.from(plaintext));
-  return { udp, drops, server, session, tunnel, packets, channels, establish, fromClient, d, client };
+  return { udp, drops, server, session, tunnel, packets, channels, establish, fromClient, d, client, scheduled };
 }
 
 const ipv4 = (src: number[]) => {
@@ -299,6 +302,29 @@ describe("DtlsServer", () => {
     const empty = client.open(udp.sent.at(-1)!.data);
     expect(empty.ok && toHex(empty.value)).toBe("04");
     expect(udp.sent.slice(before).every((s) => s.batched)).toBe(true);
+  });
+
+  test("after the first MTU probe, DPD requests at 20, 100 and 300 ms wake an openconnect waiting with its TUN down; none after a later probe or once closed", () => {
+    const { udp, establish, fromClient, client, scheduled, server, session } = fixture();
+    establish();
+    expect(scheduled).toEqual([]); // the handshake alone schedules nothing
+    udp.deliver(fromClient([0x03, 1, 2, 3, 4]), 40000); // the first MTU probe
+    expect(scheduled.map((s) => s.ms)).toEqual([20, 100, 300]);
+    udp.deliver(fromClient([0x03, 5, 6, 7, 8]), 40000); // a second probe (binary search) or a DPD check
+    expect(scheduled.length).toBe(3);
+    const before = udp.sent.length;
+    scheduled[0]!.run();
+    scheduled[1]!.run();
+    expect(udp.sent.length).toBe(before + 2);
+    for (const sent of udp.sent.slice(before)) {
+      expect(sent.batched).toBe(true); // flushed by the nudge itself: no datagram or tick to carry it
+      expect(sent.port).toBe(40000);
+      const opened = client.open(sent.data);
+      expect(opened.ok && toHex(opened.value)).toBe("03");
+    }
+    server.unregister(session); // the session ended before the last one came due
+    scheduled[2]!.run();
+    expect(udp.sent.length).toBe(before + 2);
   });
 
   test("CSTP data means the client left DTLS: downstream follows it back", () => {
