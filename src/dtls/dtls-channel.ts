@@ -36,7 +36,7 @@ export interface DtlsChannelOptions {
   onPacket(packet: Uint8Array): void;
   /** Any authenticated record: proof that the client uses DTLS. */
   onActivity(): void;
-  /** The channel's first DPD request (openconnect's first MTU probe) was answered (setup-nudge.ts). */
+  /** The channel's first record was a DPD request, openconnect's first MTU probe, now answered (setup-nudge.ts). */
   onFirstProbe(): void;
   /** The channel was closed (replaced, or its connection is gone): once, for the server to let its peer go. */
   onClose(): void;
@@ -54,7 +54,8 @@ export class DtlsChannel {
   private sendSeq: number;
   private bare = false;
   private closed = false;
-  private probed = false;
+  /** Whether a record came in yet: openconnect's first one is an MTU probe (setup-nudge.ts). */
+  private heard = false;
 
   constructor(private readonly o: DtlsChannelOptions) {
     this.address = o.address;
@@ -113,6 +114,8 @@ export class DtlsChannel {
   private handlePlaintext(plain: Uint8Array): void {
     if (plain.length === 0) return;
     const type = plain[0]!;
+    const first = !this.heard;
+    this.heard = true;
     const version = type >> 4;
     if (version === 4 || version === 6) {
       // The spec's dialect: a bare IP packet right after the record header.
@@ -127,10 +130,7 @@ export class DtlsChannel {
       case DPD_REQ:
         // MTU probes: echo the identical payload (§7.5, §9 item 4). Sealed now: `plain` is the datagram's.
         this.sendTyped(DPD_RESP, plain.subarray(1));
-        if (!this.probed) {
-          this.probed = true;
-          this.o.onFirstProbe();
-        }
+        if (first) this.o.onFirstProbe();
         return;
       case DPD_RESP:
       case KEEPALIVE:

@@ -304,7 +304,7 @@ describe("DtlsServer", () => {
     expect(udp.sent.slice(before).every((s) => s.batched)).toBe(true);
   });
 
-  test("after the first MTU probe, DPD requests at 20, 100 and 300 ms wake an openconnect waiting with its TUN down; none after a later probe or once closed", () => {
+  test("after an MTU probe as the channel's first record, DPD requests at 20, 100 and 300 ms wake an openconnect waiting with its TUN down; none after a later probe or once closed", () => {
     const { udp, establish, fromClient, client, scheduled, server, session } = fixture();
     establish();
     expect(scheduled).toEqual([]); // the handshake alone schedules nothing
@@ -325,6 +325,14 @@ describe("DtlsServer", () => {
     server.unregister(session); // the session ended before the last one came due
     scheduled[2]!.run();
     expect(udp.sent.length).toBe(before + 2);
+  });
+
+  test("a channel whose first record is not a DPD request (data; its first DPD check comes later) gets no nudge", () => {
+    const { udp, establish, fromClient, scheduled } = fixture();
+    establish();
+    udp.deliver(fromClient([0x00, ...ipv4([10, 0, 0, 1])]), 40000);
+    udp.deliver(fromClient([0x03]), 40000); // a DPD check, answered as always
+    expect(scheduled).toEqual([]);
   });
 
   test("CSTP data means the client left DTLS: downstream follows it back", () => {
