@@ -5,9 +5,10 @@
 #   usage: scripts/bench/vs-ocserv.sh [OUT_DIR]      (root; apt-get install ocserv openconnect iperf3 jq)
 # Knobs: BENCH_DIR (default ../shared/bench beside the repo), GW_RULES (give the bench group a
 # policy of that many access rules, e.g. 20; default: the starter rule), SKIP_OCSERV=1 (measure gw
-# only, e.g. to compare GW_RULES runs with compare.sh), GW_FLAGS (more `gw serve` flags, e.g.
-# --no-tun-offload; GW_NAME names that run's result) and the harness's own (REPS, CONNECTS,
-# IPERF_SECS, N_CLIENTS, ...; see its README).
+# only, e.g. to compare GW_RULES runs with compare.sh; no side-by-side RTT then), RTT_SIDE_BY_SIDE=0
+# (leave out the last phase: ping RTT with both gateways at once, rtt-side-by-side.sh, about 3
+# min), GW_FLAGS (more `gw serve` flags, e.g. --no-tun-offload; GW_NAME names that run's result)
+# and the harness's own (REPS, CONNECTS, IPERF_SECS, N_CLIENTS, ...; see its README).
 set -euo pipefail
 repo=$(cd "$(dirname "$0")/../.." && pwd)
 bench=${BENCH_DIR:-$repo/../shared/bench}
@@ -47,4 +48,11 @@ jq -rn --argjson h "$hash" --argjson gh "$in_gw" --slurpfile g "$out/$name.json"
 # say whether the gateway, the client or the loss pattern held a direction back.
 results=("$out/$name.json"); [ -n "${SKIP_OCSERV:-}" ] || results=("$out/ocserv.json" "${results[@]}")
 "$repo/scripts/bench/where-lost.sh" "${results[@]}" | tee -a "$out/compare.txt"
+# Ping RTT with both gateways running at once, rounds alternated (rtt-side-by-side.sh): the runs
+# above measure them minutes apart, and the host moves a 10 ms ping's RTT by a third in that time.
+if [ -z "${SKIP_OCSERV:-}" ] && [ "${RTT_SIDE_BY_SIDE:-1}" != 0 ]; then
+  mkdir -p "$out/rtt"
+  BENCH_DIR=$bench "$repo/scripts/bench/rtt-side-by-side.sh" "$out/rtt" > "$out/rtt/run.log" 2>&1 || echo "rtt-side-by-side.sh failed: see $out/rtt/run.log"
+  sed 's/^/ping RTT side by side, /' "$out/rtt/rtt-compare.txt" 2>/dev/null | tee -a "$out/compare.txt" || true
+fi
 echo "results in $out"
