@@ -15,7 +15,7 @@ const HASH_BYTES = 32;
  * password worker (password-worker.ts), never on the main thread. About 55 ms per login's
  * verification at the default cost here, where @noble/hashes' JavaScript took 180 to 360 ms; the
  * price is the WebAssembly memory, which keeps its largest cost (19 MiB by default) per worker
- * thread once used. Reads and writes the PHC strings Bun.password does, so a store moves between
+ * thread once used (one instance kept per worker: wasm-instance-reuse.ts). Reads and writes the PHC strings Bun.password does, so a store moves between
  * runtimes as it is.
  */
 export async function runPasswordJob(job: PasswordJob): Promise<PasswordAnswer> {
