@@ -1,5 +1,5 @@
 import { parentPort } from "node:worker_threads";
-import { runPasswordJob, type PasswordJob } from "./password-job.ts";
+import { runPasswordJob, type PasswordAnswer, type PasswordJob } from "./password-job.ts";
 import { isArgon2Module, reuseWasmInstances } from "./wasm-instance-reuse.ts";
 
 /**
@@ -10,9 +10,18 @@ import { isArgon2Module, reuseWasmInstances } from "./wasm-instance-reuse.ts";
 const argon2 = reuseWasmInstances(isArgon2Module);
 let previous: Promise<void> = Promise.resolve();
 parentPort!.on("message", (job: PasswordJob) => {
-  previous = previous.then(async () => {
-    const answer = await runPasswordJob(job);
-    argon2.scrub();
-    parentPort!.postMessage(answer);
-  });
+  previous = previous.then(() => answer(job));
 });
+
+/** Never rejects: a job that failed in an unforeseen way still gets an answer, and the next job runs. */
+async function answer(job: PasswordJob): Promise<void> {
+  let result: PasswordAnswer;
+  try {
+    result = await runPasswordJob(job);
+  } catch (e) {
+    result = { error: (e as Error).message };
+  } finally {
+    argon2.scrub();
+  }
+  parentPort!.postMessage(result);
+}

@@ -56,7 +56,10 @@ export function reuseWasmInstances(pick: (module: WebAssembly.Module) => boolean
   };
 }
 
-/** hash-wasm's argon2 module: the one that sets its memory to the hash's cost (its export says so). */
+/**
+ * hash-wasm's argon2 module: the one that sets its memory to the hash's cost (its export says so).
+ * It imports nothing, so one instance serves every caller alike; a module with imports is never picked.
+ */
 export function isArgon2Module(module: WebAssembly.Module): boolean {
-  return WebAssembly.Module.exports(module).some((e) => e.name === "Hash_SetMemorySize");
+  return WebAssembly.Module.imports(module).length === 0 && WebAssembly.Module.exports(module).some((e) => e.name === "Hash_SetMemorySize");
 }
