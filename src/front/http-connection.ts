@@ -247,7 +247,6 @@ export function serveConnection(socket: TLSSocket, front: TunnelFront, slot: Adm
     // A tunnel now: no longer unauthenticated, no front deadlines; the channel reads at its pace.
     slot.release();
     clearTimeout(deadline);
-    socket.setNoDelay(true);
     const cipher = socket.getCipher();
     const facts = {
       clientAddress: clientIp,

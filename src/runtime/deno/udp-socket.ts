@@ -41,10 +41,9 @@ function copyingSends(sendAsync: (copy: Uint8Array, port: number, address: strin
  * its handed one (udp-adopt.ts: a reader worker fills a ring in batches; sends go by sendmmsg and
  * UDP GSO through Deno.dlopen): Deno.listenDatagram delivers one datagram per promise and sends
  * asynchronously, which held DTLS through Deno to a third of ocserv's throughput
- * (docs/runtimes.md). Elsewhere,
- * or when libc cannot be bound, Deno.listenDatagram (several times node:dgram's rate under Deno),
- * which Deno offers only with --unstable-net (deno.json asks for it; `deno run` outside the
- * repository needs the flag); without it, node:dgram.
+ * (docs/runtimes.md). Elsewhere, or when libc cannot be bound, Deno.listenDatagram (several
+ * times node:dgram's rate under Deno), which Deno offers only with --unstable-net (deno.json asks
+ * for it; `deno run` outside the repository needs the flag); without it, node:dgram.
  */
 export const openUdp: OpenUdp = async (host, port) => {
   const libc = Deno.build.os === "linux" ? bindingOrNull() : null;

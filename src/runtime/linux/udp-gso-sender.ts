@@ -29,9 +29,9 @@ export interface GsoStats {
 /**
  * sendMany over UDP GSO: runs of same-size datagrams to one peer (see gsoRunLength) leave in one
  * sendmsg with a UDP_SEGMENT cmsg and one iovec per datagram (no copy where the runtime allows
- * it: UdpSendCalls.place); the rest leave together
- * in one sendmmsg (PlainSender), in the batch's order; only what this socket's family cannot
- * address goes through `sendPlain` (the runtime's own sends). Returns how many datagrams the
+ * it: UdpSendCalls.place); the rest leave together in one sendmmsg (PlainSender), in the batch's
+ * order; only what this socket's family cannot address goes through `sendPlain` (the runtime's
+ * own sends). Returns how many datagrams the
  * kernel took, like sendmmsg: a GSO send counts all its segments; a full buffer drops them.
  * Nothing is allocated per datagram: the msghdr blocks are this sender's, and peers' sockaddrs
  * are cached. Both runtimes use it on Linux, with their own calls (UdpSendCalls).
