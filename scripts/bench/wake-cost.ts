@@ -5,31 +5,65 @@
  * - loop: Bun.udpSocket on the main thread, the way gw receives DTLS datagrams now: Bun's event
  *   loop wakes, calls the socket's callback, then runs its own turn (microtasks, timers);
  * - thread: a Worker blocking in its own epoll_wait through bun:ffi (wake/echo-thread.ts), as gw's
- *   TUN reader does: the wake-up returns straight into JavaScript.
+ *   TUN reader does: the wake-up returns straight into JavaScript;
+ * - relay: that Worker reads the datagram and hands it to the main thread, which sends the echo
+ *   (wake/relay-thread.ts; Atomics.notify to an Atomics.waitAsync): two threads woken in turn, the
+ *   hand-off a reader thread in front of gw's main thread would add.
  * Prints each round's median and 10th-percentile round trip seen by the client (its own wake-ups
- * included, the same for both) and the serving thread's CPU per datagram, from the kernel's
- * schedstat for that thread. A diagnosis, not a goal's figure.
+ * included, the same for all) and the serving threads' CPU per datagram, from the kernel's
+ * schedstat for each thread. A diagnosis, not a goal's figure.
  *   ./node_modules/.bin/bun scripts/bench/wake-cost.ts [pings=400] [rounds=2]
  */
 import { spawn, type ChildProcess } from "node:child_process";
 import { readFileSync } from "node:fs";
 import { createInterface } from "node:readline";
+import { ptr } from "bun:ffi";
+import { openEchoLibc, SOCKADDR_IN_BYTES } from "./wake/echo-socket.ts";
+import { FREE, HANDED, LENGTH, relayShared, relayView, STATE } from "./wake/relay-slot.ts";
 
-export type Server = "loop" | "thread";
+export type Server = "loop" | "thread" | "relay";
 const INTERVAL_MS = 10;
 const WARM_UP = 100;
 const DATAGRAM = new Uint8Array(100);
 
-/** The server process: prints "port tid" of the thread that answers, then echoes until killed. */
+/** The server process: prints "port tid..." (the threads that serve), then echoes until killed. */
 async function serve(kind: Server): Promise<void> {
   if (kind === "loop") {
     const socket = await Bun.udpSocket({ hostname: "127.0.0.1", port: 0, socket: { data: (s, data, port, address) => void s.send(data, port, address) } });
     console.log(`${socket.port} ${process.pid}`);
     return;
   }
+  if (kind === "relay") return serveRelay();
   const worker = new Worker(new URL("./wake/echo-thread.ts", import.meta.url).href);
-  worker.onmessage = (event: MessageEvent<{ port: number; tid: number }>) => console.log(`${event.data.port} ${event.data.tid}`);
+  worker.onmessage = (event: MessageEvent<{ port: number; tids: number[] }>) => console.log(`${event.data.port} ${event.data.tids.join(" ")}`);
   worker.postMessage(0);
+}
+
+/** The relay's main thread: awaits each datagram its reader thread hands over and sends the echo. */
+function serveRelay(): void {
+  const shared = relayShared();
+  const slot = relayView(shared);
+  const c = openEchoLibc();
+  const worker = new Worker(new URL("./wake/relay-thread.ts", import.meta.url).href);
+  worker.onmessage = (event: MessageEvent<{ port: number; tids: number[]; fd: number }>) => {
+    const { port, tids, fd } = event.data;
+    let handed = 0;
+    const answer = (): void => {
+      const now = Atomics.load(slot.words, HANDED);
+      if (now !== handed) {
+        handed = now;
+        c.sendto(fd, ptr(slot.data), slot.words[LENGTH]!, 0, ptr(slot.from), SOCKADDR_IN_BYTES);
+        Atomics.store(slot.words, STATE, FREE);
+        Atomics.notify(slot.words, STATE);
+      }
+      const wait = Atomics.waitAsync(slot.words, HANDED, handed);
+      if (wait.async) void wait.value.then(answer);
+      else answer();
+    };
+    answer();
+    console.log(`${port} ${process.pid} ${tids.join(" ")}`);
+  };
+  worker.postMessage({ port: 0, shared });
 }
 
 /** ns the thread has run on a CPU (the first field of /proc/PID/task/TID/schedstat). */
@@ -37,7 +71,7 @@ const threadNs = (pid: number, tid: number): number => Number(readFileSync(`/pro
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 const quantile = (sorted: number[], q: number) => sorted[Math.min(sorted.length - 1, Math.floor(sorted.length * q))]!;
 
-/** One server's figures: the client's round trip (median, 10th percentile) and the serving thread's CPU per datagram, in µs. */
+/** One server's figures: the client's round trip (median, 10th percentile) and its serving threads' CPU per datagram, in µs. */
 export interface WakeCost {
   rttMedianUs: number;
   rttP10Us: number;
@@ -68,15 +102,16 @@ export async function measureWakeCost(kind: Server, pings: number): Promise<Wake
   const child: ChildProcess = spawn(process.execPath, [import.meta.path, "--serve", kind], { stdio: ["ignore", "pipe", "inherit"] });
   try {
     const line = String((await createInterface({ input: child.stdout! })[Symbol.asyncIterator]().next()).value);
-    const [port, tid] = line.split(" ").map(Number) as [number, number];
+    const [port, ...tids] = line.split(" ").map(Number) as [number, ...number[]];
+    const servingNs = () => tids.reduce((sum, tid) => sum + threadNs(child.pid!, tid), 0);
     for (let i = 0; i < WARM_UP; i++) await pingOnce(port).then(() => sleep(INTERVAL_MS));
-    const cpu0 = threadNs(child.pid!, tid);
+    const cpu0 = servingNs();
     const rtts: number[] = [];
     for (let i = 0; i < pings; i++) {
       rtts.push(await pingOnce(port));
       await sleep(INTERVAL_MS);
     }
-    const cpuPerDatagramUs = (threadNs(child.pid!, tid) - cpu0) / 1000 / pings;
+    const cpuPerDatagramUs = (servingNs() - cpu0) / 1000 / pings;
     rtts.sort((a, b) => a - b);
     return { rttMedianUs: quantile(rtts, 0.5), rttP10Us: quantile(rtts, 0.1), cpuPerDatagramUs };
   } finally {
@@ -88,9 +123,9 @@ export async function measureWakeCost(kind: Server, pings: number): Promise<Wake
 async function main(pings: number, rounds: number): Promise<void> {
   console.log(`UDP echo, ${pings} pings of ${DATAGRAM.length} bytes every ${INTERVAL_MS} ms (after ${WARM_UP} to warm up), per round`);
   for (let round = 1; round <= rounds; round++) {
-    for (const kind of ["loop", "thread"] as const) {
+    for (const kind of ["loop", "thread", "relay"] as const) {
       const c = await measureWakeCost(kind, pings);
-      console.log(`round ${round} ${kind.padEnd(6)}  RTT median ${c.rttMedianUs.toFixed(1)} µs, p10 ${c.rttP10Us.toFixed(1)} µs; serving thread ${c.cpuPerDatagramUs.toFixed(1)} µs CPU per datagram`);
+      console.log(`round ${round} ${kind.padEnd(6)}  RTT median ${c.rttMedianUs.toFixed(1)} µs, p10 ${c.rttP10Us.toFixed(1)} µs; serving threads ${c.cpuPerDatagramUs.toFixed(1)} µs CPU per datagram`);
     }
   }
 }
