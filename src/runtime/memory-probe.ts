@@ -9,7 +9,7 @@ export interface MemoryFigures {
 
 /** A look at the process's memory (operators: SIGUSR2 on gw serve; benchmarks: memory after logout). */
 export interface MemoryProbe {
-  /** A full, synchronous garbage collection where the runtime allows it; else nothing. */
-  collect(): void;
+  /** A full, synchronous garbage collection where the runtime allows it: true when one ran. */
+  collect(): boolean;
   figures(): MemoryFigures;
 }

@@ -2,7 +2,7 @@ import type { Runtime } from "../runtime.ts";
 import { createPortablePasswordHasher } from "../portable-password-hasher.ts";
 import { denoFileLocks } from "./file-lock.ts";
 import { createGcmKey } from "./gcm-libcrypto.ts";
-import { denoMemoryProbe } from "./memory-probe.ts";
+import { createDenoMemoryProbe } from "./memory-probe.ts";
 import { serveHttps } from "./https-server.ts";
 import { raiseOpenFileLimit } from "./open-file-limit.ts";
 import { adoptTun, openTun } from "./tun-device.ts";
@@ -27,6 +27,6 @@ export const denoRuntime: Runtime = {
   createGcmKey,
   raiseOpenFileLimit,
   fileLocks: denoFileLocks,
-  memory: denoMemoryProbe,
+  memory: createDenoMemoryProbe(),
   workerProcesses: denoWorkerProcesses,
 };

@@ -30,7 +30,7 @@ describe("memoryReport (SIGUSR2)", () => {
     });
     const calls: string[] = [];
     const probe: MemoryProbe = {
-      collect: () => void calls.push("collect"),
+      collect: () => (calls.push("collect"), true),
       figures: () => (calls.push("figures"), { rssBytes: 70 * 1024 * 1024, heapBytes: 12.5 * 1024 * 1024, objectTypes: [["Session", 3], ["Map", 2]] }),
     };
     const line = String(memoryReport(probe, plane));
@@ -39,6 +39,10 @@ describe("memoryReport (SIGUSR2)", () => {
     expect(line).toContain("Session 3, Map 2");
     // A worker's line says whose it is; the main process of --workers N has no plane and says so.
     expect(String(memoryReport(probe, plane, 1))).toContain("memory after a full collection (worker 1): rss=70.0 MiB heap=12.5 MiB sessions=1");
-    expect(String(memoryReport(probe, undefined))).toContain("(main process; the tunnels are in the workers): rss=70.0 MiB");
+    expect(String(memoryReport(probe, undefined))).toContain("memory after a full collection (main process; the tunnels are in the workers): rss=70.0 MiB");
+    // A runtime that could not collect: the heap figure still holds garbage, and the line says so.
+    const uncollected: MemoryProbe = { collect: () => false, figures: probe.figures };
+    expect(String(memoryReport(uncollected, plane))).toStartWith("memory without a collection (this runtime offers none on demand): rss=70.0 MiB");
+    expect(String(memoryReport(uncollected, plane, 2))).toStartWith("memory without a collection (this runtime offers none on demand) (worker 2): rss=");
   });
 });
