@@ -89,6 +89,8 @@ describe.skipIf(!e2eAvailable("deno"))("gw bundle under Deno", () => {
     await oc.waitFor(DTLS_UP_LINE, 10_000);
     await gw.process.waitFor(/dtls up session=\S+ user=erin /);
     expect(gw.process.stderr().match(/PSK-NEGOTIATE DTLS is not offered/g)).toHaveLength(1);
+    // Read on the main thread, woken by Deno's own loop (not the reader-thread fallback's line).
+    expect(gw.process.stderr()).not.toContain("reads it in a worker thread");
     expect(run(topology.client, ["ping", "-c", "3", "-W", "2", topology.lanHost])).toContain("3 received");
     bulk("down", 10 * MB);
     bulk("up", 10 * MB);

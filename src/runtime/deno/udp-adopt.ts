@@ -1,17 +1,14 @@
 import { err, ok, type Result } from "../../errors.ts";
 import { logLine, type Log } from "../../log/log-line.ts";
 import { ensureNonBlocking } from "../linux/fd-flags.ts";
-import { SockaddrCache } from "../linux/sockaddr-cache.ts";
-import { readSockaddr, SOCKADDR_BYTES, sockaddrFamily, writeSockaddrPort } from "../linux/sockaddr.ts";
+import { readSockaddr, SOCKADDR_BYTES, sockaddrFamily } from "../linux/sockaddr.ts";
 import { AF_INET6 } from "../linux/tun-libc.ts";
 import { startReader } from "../linux/tun-reader.ts";
 import { workerUrl } from "../linux/worker-url.ts";
 import { raiseReceiveBuffer } from "../linux/socket-options.ts";
 import type { AdoptUdp, UdpSocket } from "../udp.ts";
-import { sendEach } from "../udp-batch.ts";
-import { GsoSender } from "../linux/udp-gso-sender.ts";
-import { datagramArena, type UdpSendCalls } from "../linux/udp-send-calls.ts";
-import { addressOf, loadDenoLibc } from "./libc.ts";
+import { loadDenoLibc } from "./libc.ts";
+import { descriptorSends } from "./udp-descriptor-sends.ts";
 
 const readerUrl = () => workerUrl(import.meta.url, "./udp-worker.ts", "./udp-worker-deno.mjs");
 
@@ -25,8 +22,10 @@ export const adoptUdp: AdoptUdp = (fd, log) => udpOverDescriptor(fd, "this worke
 /**
  * A UdpSocket over a bound UDP descriptor, read the way a TUN queue is: a worker blocks in
  * epoll_wait and fills a shared ring (udp-worker.ts); datagrams are sent through Deno.dlopen
- * (sendto, or a batch's sendmmsg and UDP GSO sends), which take the bytes at the call, as the
- * UdpSocket interface asks. The receive buffer is raised as under Bun. `where` names the process
+ * (descriptorSends: sendto, or a batch's sendmmsg and UDP GSO sends), which take the bytes at the
+ * call, as the UdpSocket interface asks. Each datagram wakes two threads in turn (the reader, then
+ * the main thread): the main process reads its own socket on the main thread instead
+ * (udp-main-thread.ts) and comes here only where that cannot be done. The receive buffer is raised as under Bun. `where` names the process
  * in the log line of a reader that stops ("this worker", "this process"). The descriptor is the
  * socket's from here on: it is closed with the socket, and at once when this fails.
  */
@@ -57,29 +56,12 @@ export async function udpOverDescriptor(fd: number, where: string, log: Log = (m
     }
   });
 
-  const destinations = new SockaddrCache(family);
   let open = true;
-  const send = (data: Uint8Array, port: number, address: string): boolean => {
-    if (!open) return false;
-    const to = destinations.get(address);
-    if (to.length === 0) return false;
-    writeSockaddrPort(to.bytes, port);
-    return Number(libc.raw.sendto(fd, data, data.byteLength, 0, to.bytes, to.length)) >= 0;
-  };
-  // Batches as under Bun: same-size runs to one peer in one UDP GSO send, the rest in one sendmmsg,
-  // from copies (Deno may move a small array's bytes before the send; a copy costs less than a call).
-  const calls: UdpSendCalls = {
-    sendmsg: (socketFd, msghdr, flags) => libc.raw.sendmsg(socketFd, msghdr, flags),
-    sendmmsg: (socketFd, vector, count, flags) => libc.raw.sendmmsg(socketFd, vector, count, flags),
-    errno: libc.errno,
-    addressOf,
-    ...datagramArena(addressOf),
-  };
-  const batches = new GsoSender(fd, family, calls, (batch) => sendEach(send, batch));
+  const { send, sendMany } = descriptorSends(libc, fd, family, () => open);
   const socket: UdpSocket = {
     port: local.port,
     send,
-    sendMany: (batch) => (open ? batches.sendMany(batch) : 0),
+    sendMany,
     onDatagram: (h) => void (handler = h),
     close() {
       if (!open) return;

@@ -5,6 +5,8 @@ import { sendEach } from "../udp-batch.ts";
 import { bindUdp, type UdpBindLibc } from "../linux/udp-bind.ts";
 import { loadDenoReuseportLibc } from "./reuseport-libc.ts";
 import { udpOverDescriptor } from "./udp-adopt.ts";
+import { loadDenoLibc, type DenoLibc } from "./libc.ts";
+import { openUdpOnMainThread } from "./udp-main-thread.ts";
 
 type Receive = (data: Uint8Array, port: number, address: string) => void;
 
@@ -37,18 +39,24 @@ function copyingSends(sendAsync: (copy: Uint8Array, port: number, address: strin
 }
 
 /**
- * UDP under Deno. On Linux gw binds the socket with libc and reads it itself, as a worker reads
- * its handed one (udp-adopt.ts: a reader worker fills a ring in batches; sends go by sendmmsg and
- * UDP GSO through Deno.dlopen): Deno.listenDatagram delivers one datagram per promise and sends
- * asynchronously, which held DTLS through Deno to a third of ocserv's throughput
- * (docs/runtimes.md). Elsewhere, or when libc cannot be bound, Deno.listenDatagram (several
- * times node:dgram's rate under Deno), which Deno offers only with --unstable-net (deno.json asks
- * for it; `deno run` outside the repository needs the flag); without it, node:dgram.
+ * UDP under Deno. On Linux node:dgram binds the socket, Deno's event loop wakes the main thread
+ * for it, and gw reads and sends on its descriptor itself (udp-main-thread.ts: the rest of each
+ * wake-up's datagrams by recvfrom, sends by sendmmsg and UDP GSO through Deno.dlopen):
+ * Deno.listenDatagram and node:dgram deliver one datagram per promise and send asynchronously,
+ * which held DTLS through Deno to a third of ocserv's throughput (docs/runtimes.md). Where that
+ * descriptor cannot be used, gw binds the socket with libc and a reader worker reads it
+ * (udp-adopt.ts), as a worker process reads its handed one. Elsewhere, or when libc cannot be
+ * bound, Deno.listenDatagram (several times node:dgram's rate under Deno), which Deno offers only
+ * with --unstable-net (deno.json asks for it; `deno run` outside the repository needs the flag);
+ * without it, node:dgram.
  */
 export const openUdp: OpenUdp = async (host, port) => {
   const libc = Deno.build.os === "linux" ? bindingOrNull() : null;
   if (libc !== null) {
-    const bound = bindUdp(libc, host, port);
+    const onMainThread = await openUdpOnMainThread(libc.deno, host, port);
+    if (onMainThread.ok || onMainThread.error.code !== "udp_descriptor_unknown") return onMainThread;
+    console.error(`udp: ${onMainThread.error.message}; gw binds the socket itself and reads it in a worker thread, which adds a wake-up to every datagram`);
+    const bound = bindUdp(libc.bind, host, port);
     if (!bound.ok) return bound;
     return udpOverDescriptor(bound.value.fd, "this process");
   }
@@ -66,9 +74,9 @@ export const openUdp: OpenUdp = async (host, port) => {
 };
 
 /** libc for binding, or null where Deno.dlopen is refused (no --allow-ffi): Deno's own socket then. */
-function bindingOrNull(): UdpBindLibc | null {
+function bindingOrNull(): { deno: DenoLibc; bind: UdpBindLibc } | null {
   try {
-    return loadDenoReuseportLibc();
+    return { deno: loadDenoLibc(), bind: loadDenoReuseportLibc() };
   } catch (e) {
     console.error(`udp: libc cannot be bound (${(e as Error).message}); using Deno's own UDP socket, which is slower`);
     return null;
