@@ -41,8 +41,8 @@ export async function openUdpOnMainThread(libc: DenoLibc, host: string, port: nu
   const socket = bound.value;
   const boundPort = socket.address().port;
   const fd = openSockets().find(({ fd, inode }) => !before.has(inode) && isUdpOnPort(libc, fd, boundPort))?.fd;
-  const giveUp = (why: string) => {
-    socket.close();
+  const giveUp = async (why: string) => {
+    await closed(socket); // the caller binds the port itself next
     return err("udp_descriptor_unknown", why);
   };
   if (fd === undefined) return giveUp(`the descriptor of Deno's UDP socket on port ${boundPort} was not found`);
@@ -137,6 +137,11 @@ function bindDgram(host: string, port: number, family: SocketFamily): Promise<Re
  * This process's open sockets, each with its inode ("socket:[inode]"), which names one socket
  * while it is open where a descriptor number may be reused (the directory's own, read here).
  */
+/** Closes a node:dgram socket and waits until its port is free again (Deno closes it later). */
+function closed(socket: Socket): Promise<void> {
+  return new Promise((resolve) => socket.close(() => resolve()));
+}
+
 function openSockets(): { fd: number; inode: string }[] {
   const sockets: { fd: number; inode: string }[] = [];
   for (const name of readdirSync("/proc/self/fd")) {
