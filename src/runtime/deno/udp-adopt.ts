@@ -8,7 +8,7 @@ import { workerUrl } from "../linux/worker-url.ts";
 import { raiseReceiveBuffer } from "../linux/socket-options.ts";
 import type { AdoptUdp, UdpSocket } from "../udp.ts";
 import { loadDenoLibc } from "./libc.ts";
-import { descriptorSends } from "./udp-descriptor-sends.ts";
+import { descriptorSocket } from "./udp-descriptor-socket.ts";
 
 const readerUrl = () => workerUrl(import.meta.url, "./udp-worker.ts", "./udp-worker-deno.mjs");
 
@@ -22,7 +22,7 @@ export const adoptUdp: AdoptUdp = (fd, log) => udpOverDescriptor(fd, "this worke
 /**
  * A UdpSocket over a bound UDP descriptor, read the way a TUN queue is: a worker blocks in
  * epoll_wait and fills a shared ring (udp-worker.ts); datagrams are sent through Deno.dlopen
- * (descriptorSends: sendto, or a batch's sendmmsg and UDP GSO sends), which take the bytes at the
+ * (descriptorSocket: sendto, or a batch's sendmmsg and UDP GSO sends), which take the bytes at the
  * call, as the UdpSocket interface asks. Each datagram wakes two threads in turn (the reader, then
  * the main thread): the main process reads its own socket on the main thread instead
  * (udp-main-thread.ts) and comes here only where that cannot be done. The receive buffer is raised as under Bun. `where` names the process
@@ -45,30 +45,20 @@ export async function udpOverDescriptor(fd: number, where: string, log: Log = (m
   const family = sockaddrFamily(bound) === AF_INET6 ? "IPv6" : "IPv4";
   raiseReceiveBuffer(libc, fd);
 
-  let handler: (data: Uint8Array, port: number, address: string) => void = () => {};
+  let stopReader = () => {};
+  const { socket, deliver } = descriptorSocket(libc, fd, family, local.port, () => {
+    stopReader();
+    libc.close(fd);
+  });
   const reader = await startReader(libc, readerUrl(), fd, `udp fd ${fd}`, SOCKADDR_BYTES, (why) => log(logLine`udp fd ${fd}: datagram reader stopped, DTLS is down in ${where}: ${why}`), "keep");
   if (!reader.ok) return fail(reader.error.message);
+  stopReader = () => reader.value.stop();
   // Each read is the source's sockaddr, then the datagram (udp-worker.ts).
   reader.value.setHandler((reads) => {
     for (const read of reads) {
       const from = readSockaddr(read);
-      if (from !== null) handler(read.subarray(SOCKADDR_BYTES), from.port, from.address);
+      if (from !== null) deliver(read.subarray(SOCKADDR_BYTES), from.port, from.address);
     }
   });
-
-  let open = true;
-  const { send, sendMany } = descriptorSends(libc, fd, family, () => open);
-  const socket: UdpSocket = {
-    port: local.port,
-    send,
-    sendMany,
-    onDatagram: (h) => void (handler = h),
-    close() {
-      if (!open) return;
-      open = false;
-      reader.value.stop();
-      libc.close(fd);
-    },
-  };
   return ok(socket);
 };

@@ -6,7 +6,7 @@ import { raiseReceiveBuffer, SOL_SOCKET } from "../linux/socket-options.ts";
 import { encodeSockaddr, readSockaddr, SOCKADDR_BYTES, type SocketFamily } from "../linux/sockaddr.ts";
 import type { UdpSocket } from "../udp.ts";
 import { addressOf, type DenoLibc } from "./libc.ts";
-import { descriptorSends } from "./udp-descriptor-sends.ts";
+import { descriptorSocket } from "./udp-descriptor-socket.ts";
 
 type Receive = (data: Uint8Array, port: number, address: string) => void;
 
@@ -49,30 +49,17 @@ export async function openUdpOnMainThread(libc: DenoLibc, host: string, port: nu
   if (host === "::" && libc.getIntOption(fd, IPPROTO_IPV6, IPV6_V6ONLY) !== 0) return giveUp("Deno's UDP socket on :: takes IPv6 clients only (net.ipv6.bindv6only is 1)");
   raiseReceiveBuffer(libc, fd);
 
-  let handler: Receive = () => {};
-  let open = true;
-  const drain = drainer(libc, fd, () => open);
+  const { socket: udp, deliver, isOpen } = descriptorSocket(libc, fd, family, boundPort, () => socket.close()); // the descriptor is Deno's: closed with its socket
+  const drain = drainer(libc, fd, isOpen);
   const canonical = canonicalAddress(family);
   socket.on("message", (data: Uint8Array, from: { address: string; port: number }) => {
-    if (!open) return;
+    if (!isOpen()) return;
     const address = canonical(from.address);
-    if (address !== null) handler(data, from.port, address);
-    drain(handler);
+    if (address !== null) deliver(data, from.port, address);
+    drain(deliver);
   });
   socket.on("error", (e: Error) => console.error(`udp ${host}:${boundPort}: ${e.message}`));
-
-  const { send, sendMany } = descriptorSends(libc, fd, family, () => open);
-  return ok({
-    port: boundPort,
-    send,
-    sendMany,
-    onDatagram: (h) => void (handler = h),
-    close() {
-      if (!open) return;
-      open = false;
-      socket.close(); // closes the descriptor too: it is Deno's
-    },
-  });
+  return ok(udp);
 }
 
 /** Reads queued datagrams with recvfrom until the socket is empty or READS_PER_WAKE were read. */
