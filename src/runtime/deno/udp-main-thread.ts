@@ -64,11 +64,11 @@ export async function openUdpOnMainThread(libc: DenoLibc, host: string, port: nu
 
 /** Reads queued datagrams with recvfrom until the socket is empty or READS_PER_WAKE were read. */
 function drainer(libc: DenoLibc, fd: number, isOpen: () => boolean): (handler: Receive) => void {
-  // The source's sockaddr, then the datagram; large enough that V8 keeps it off its heap, so its
-  // address holds.
+  // The source's sockaddr, then the datagram. Both arrays have ArrayBuffers of their own, which V8
+  // keeps off its heap, so the addresses taken here hold for every later call.
   const buffer = new Uint8Array(SOCKADDR_BYTES + DATAGRAM_MAX);
   const bufferAt = addressOf(buffer);
-  const addressLength = new Uint32Array(1);
+  const addressLength = new Uint32Array(new ArrayBuffer(4));
   const addressLengthAt = addressOf(addressLength);
   return (handler) => {
     for (let reads = 0; reads < READS_PER_WAKE && isOpen(); reads++) {
