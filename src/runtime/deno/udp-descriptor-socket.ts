@@ -6,7 +6,8 @@ import type { UdpSocket } from "../udp.ts";
 import { sendEach } from "../udp-batch.ts";
 import { addressOf, type DenoLibc } from "./libc.ts";
 
-type Receive = (data: Uint8Array, port: number, address: string) => void;
+/** What a socket's reading side hands each datagram to (valid only during the call). */
+export type Receive = (data: Uint8Array, port: number, address: string) => void;
 
 /**
  * A UdpSocket over a UDP descriptor gw reads itself (udp-adopt.ts, udp-main-thread.ts), and

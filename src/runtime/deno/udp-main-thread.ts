@@ -6,9 +6,8 @@ import { raiseReceiveBuffer, SOL_SOCKET } from "../linux/socket-options.ts";
 import { encodeSockaddr, readSockaddr, SOCKADDR_BYTES, type SocketFamily } from "../linux/sockaddr.ts";
 import type { UdpSocket } from "../udp.ts";
 import { addressOf, type DenoLibc } from "./libc.ts";
-import { descriptorSocket } from "./udp-descriptor-socket.ts";
-
-type Receive = (data: Uint8Array, port: number, address: string) => void;
+import { udpBindFailure } from "./udp-bind-failure.ts";
+import { descriptorSocket, type Receive } from "./udp-descriptor-socket.ts";
 
 const SO_TYPE = 3;
 /** The largest UDP payload (IPv6; IPv4's is 20 bytes less). */
@@ -29,9 +28,9 @@ const READS_PER_WAKE = 256;
  * machinery per datagram.
  *
  * The descriptor is not offered by Deno: it is the one UDP socket bound to the port that was not
- * open before the bind (/proc/self/fd, by the socket's inode). Error codes as OpenUdp's; `udp_descriptor_unknown` when
- * the descriptor cannot be found or cannot serve both IPv4 and IPv6 clients on "::" (the caller
- * then binds the socket itself).
+ * open before the bind (/proc/self/fd, by the socket's inode). Error codes as OpenUdp's;
+ * `udp_descriptor_unknown` when the descriptor cannot be found or cannot serve both IPv4 and IPv6
+ * clients on "::" (the caller then binds the socket itself).
  */
 export async function openUdpOnMainThread(libc: DenoLibc, host: string, port: number): Promise<Result<UdpSocket>> {
   const family: SocketFamily = host.includes(":") ? "IPv6" : "IPv4";
@@ -102,15 +101,13 @@ function bindDgram(host: string, port: number, family: SocketFamily): Promise<Re
   const socket = createSocket(family === "IPv6" ? { type: "udp6", ipv6Only: false } : { type: "udp4" });
   const where = family === "IPv6" ? `UDP [${host}]:${port}` : `UDP ${host}:${port}`;
   return new Promise((resolve) => {
-    const failed = (e: NodeJS.ErrnoException) => {
+    const failed = (e: Error) => {
       try {
         socket.close();
       } catch {
         // never bound: nothing to close
       }
-      if (e.code === "EADDRINUSE") resolve(err("udp_port_in_use", `${where} is already in use: stop the other service, or start gw with --no-dtls`));
-      else if (e.code === "EACCES" || e.code === "EPERM") resolve(err("udp_forbidden", `not allowed to bind ${where}: run as root or grant CAP_NET_BIND_SERVICE`));
-      else resolve(err("udp_failed", `cannot bind ${where}: ${e.message}`));
+      resolve(udpBindFailure(where, e));
     };
     socket.once("error", failed);
     socket.bind(port, host, () => {
@@ -120,15 +117,15 @@ function bindDgram(host: string, port: number, family: SocketFamily): Promise<Re
   });
 }
 
-/**
- * This process's open sockets, each with its inode ("socket:[inode]"), which names one socket
- * while it is open where a descriptor number may be reused (the directory's own, read here).
- */
 /** Closes a node:dgram socket and waits until its port is free again (Deno closes it later). */
 function closed(socket: Socket): Promise<void> {
   return new Promise((resolve) => socket.close(() => resolve()));
 }
 
+/**
+ * This process's open sockets, each with its inode ("socket:[inode]"), which names one socket
+ * while it is open where a descriptor number may be reused (the directory's own, read here).
+ */
 function openSockets(): { fd: number; inode: string }[] {
   const sockets: { fd: number; inode: string }[] = [];
   for (const name of readdirSync("/proc/self/fd")) {

@@ -1,14 +1,14 @@
 import { createSocket } from "node:dgram";
-import { err, ok, type Result } from "../../errors.ts";
+import { ok } from "../../errors.ts";
 import type { OpenUdp, UdpSocket } from "../udp.ts";
 import { sendEach } from "../udp-batch.ts";
 import { bindUdp, type UdpBindLibc } from "../linux/udp-bind.ts";
 import { loadDenoReuseportLibc } from "./reuseport-libc.ts";
 import { udpOverDescriptor } from "./udp-adopt.ts";
+import type { Receive } from "./udp-descriptor-socket.ts";
 import { loadDenoLibc, type DenoLibc } from "./libc.ts";
 import { openUdpOnMainThread } from "./udp-main-thread.ts";
-
-type Receive = (data: Uint8Array, port: number, address: string) => void;
+import { udpBindFailure } from "./udp-bind-failure.ts";
 
 /**
  * Deno's UDP sends are asynchronous: a send that cannot go at once reads the caller's bytes when
@@ -65,11 +65,7 @@ export const openUdp: OpenUdp = async (host, port) => {
     console.error("udp: Deno.listenDatagram needs --unstable-net (deno.json sets it for runs inside the repository); using node:dgram, which is slower");
     return ok(await dgram(host, port));
   } catch (e) {
-    const name = (e as Error).name;
-    const code = (e as NodeJS.ErrnoException).code;
-    if (name === "AddrInUse" || code === "EADDRINUSE") return err("udp_port_in_use", `UDP ${host}:${port} is already in use: stop the other service, or start gw with --no-dtls`);
-    if (name === "PermissionDenied" || code === "EACCES" || code === "EPERM") return err("udp_forbidden", `not allowed to bind UDP ${host}:${port}: run as root or grant CAP_NET_BIND_SERVICE`);
-    return err("udp_failed", `cannot bind UDP ${host}:${port}: ${(e as Error).message}`);
+    return udpBindFailure(`UDP ${host}:${port}`, e);
   }
 };
 
