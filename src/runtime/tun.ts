@@ -57,6 +57,8 @@ export interface TunDevice {
    * segments go as one GSO write.
    */
   writeMany(packets: readonly Uint8Array[]): number;
+  /** True while packets read from the device wait to be delivered (absent: never known). */
+  hasWaitingPackets?(): boolean;
   /** Stops the reader and closes the device (the kernel removes the interface). Idempotent. */
   close(): void;
 }

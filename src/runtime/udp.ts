@@ -18,6 +18,11 @@ export interface UdpSocket {
   sendMany(batch: (Uint8Array | number | string)[]): number;
   /** Receives datagrams; `data` is only valid during the call. */
   onDatagram(handler: (data: Uint8Array, port: number, address: string) => void): void;
+  /**
+   * Where the runtime waits for datagrams on the main thread itself (Bun on Linux), it does not
+   * sleep while `busy()` holds: packets the TUN reader handed over wait for the loop's next turn.
+   */
+  dontSleepWhile?(busy: () => boolean): void;
   close(): void;
 }
 

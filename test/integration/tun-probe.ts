@@ -7,7 +7,7 @@
  */
 import { createSocket } from "node:dgram";
 import { createServer } from "node:net";
-import { spawnSync } from "node:child_process";
+import { execFileSync, spawnSync } from "node:child_process";
 import { openTun } from "../../src/runtime/bun/tun-device.ts";
 import type { TunDevice } from "../../src/runtime/tun.ts";
 
@@ -40,6 +40,7 @@ async function checks(): Promise<ProbeReport> {
     out.replyOnWrite = await replyReadRightAfterWrite(dev, seen);
     // The main thread held the device for each write above; the worker must read again after it.
     out.readAfterWrites = await udpArrives(seen, "after-writes");
+    out.waitingPackets = await waitingWhileQueued(dev, seen);
     out.busy = await sameNameBusy();
     out.second = await secondDevice();
   } finally {
@@ -51,13 +52,40 @@ async function checks(): Promise<ProbeReport> {
   return out;
 }
 
+/** Called after each delivery (one ring slot a turn of the event loop), when set. */
+let afterDelivery: (() => void) | null = null;
+
 /** Keeps copies of everything the device reads (the views are only valid during the call). */
 function collect(dev: TunDevice): Uint8Array[] {
   const seen: Uint8Array[] = [];
   dev.onPackets((packets) => {
     for (const p of packets) seen.push(p.slice());
+    afterDelivery?.();
   });
   return seen;
+}
+
+/**
+ * hasWaitingPackets while the reader worker's slots wait for the main thread: a child sends 300
+ * datagrams while this thread is blocked in execFileSync, so the worker fills several slots (64
+ * packets or what one wake-up read, 8 slots) before the first is delivered, one a turn of the event
+ * loop. The first delivery must say more wait; once all are in, nothing does.
+ */
+async function waitingWhileQueued(dev: TunDevice, seen: Uint8Array[]): Promise<Check> {
+  const COUNT = 300;
+  const answers: boolean[] = [];
+  afterDelivery = () => answers.push(dev.hasWaitingPackets?.() ?? false);
+  const sender = `const s = require("node:dgram").createSocket("udp4"); let n = 0; const go = () => { if (n++ < ${COUNT}) s.send("queued", ${UDP_PORT}, "${PEER}", go); else s.close(); }; go();`;
+  const queued = () => seen.filter((p) => p[0]! >> 4 === 4 && p[9] === 17 && Buffer.from(p.subarray(headerLength(p) + 8)).toString() === "queued").length;
+  try {
+    execFileSync(process.execPath, ["-e", sender]);
+    for (let i = 0; i < 300 && queued() < COUNT; i++) await new Promise((r) => setTimeout(r, 10));
+  } finally {
+    afterDelivery = null;
+  }
+  const after = dev.hasWaitingPackets?.();
+  const detail = `${queued()} of ${COUNT} arrived; deliveries saying more wait: ${answers.map((a) => (a ? 1 : 0)).join("")}; after them: ${after}`;
+  return { ok: queued() === COUNT && answers[0] === true && after === false, detail };
 }
 
 function run(cmd: string, ...args: string[]) {

@@ -96,6 +96,8 @@ describe.skipIf(!canRun)("TUN device in a network namespace", () => {
 
   test("after the main thread gave the device back, the reader worker reads what arrives", () => expectCheck("readAfterWrites"));
 
+  test("hasWaitingPackets holds while slots the reader filled wait for the main thread, and not after", () => expectCheck("waitingPackets"));
+
   test("same name twice is tun_busy; a second device works", () => {
     expectCheck("busy");
     expectCheck("second");

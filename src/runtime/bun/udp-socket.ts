@@ -3,12 +3,16 @@ import type { OpenUdp, UdpSocket } from "../udp.ts";
 import type { GsoStats } from "../linux/udp-gso-sender.ts";
 import { raiseReceiveBuffer } from "../linux/socket-options.ts";
 import { gsoSender, linuxLibc } from "./udp-linux.ts";
+import { openMainWait, type MainWait, type MainWaitStats } from "./udp-main-wait.ts";
 
 /** Bun's socket plus how its sends went (UDP GSO or the plain path); null stats when GSO was never tried. */
 export interface BunUdpSocket extends UdpSocket {
   readonly gso: GsoStats | null;
   /** SO_RCVBUF as the kernel reports it after raising it (twice the bytes asked: it counts overhead); -1 when unknown. */
   readonly receiveBuffer: number;
+  /** What the main thread's own wait for datagrams did (udp-main-wait.ts); null where Bun's loop delivers them all. */
+  readonly mainWait: MainWaitStats | null;
+  dontSleepWhile(busy: () => boolean): void;
 }
 
 /** Where the socket comes from: bound here, or a descriptor another process bound (a worker's steered member). */
@@ -33,12 +37,14 @@ export async function openBunUdp(host: string, port: number): Promise<Result<Bun
  */
 export async function bunUdpSocket(place: BunUdpPlace): Promise<BunUdpSocket> {
   let handler: (data: Uint8Array, port: number, address: string) => void = () => {};
+  let wait: MainWait | null = null;
   const options: Bun.udp.SocketOptions<"uint8array"> = {
     ...place,
     binaryType: "uint8array",
     socket: {
       data(_s, data, remotePort, remoteAddress) {
         handler(data, remotePort, remoteAddress);
+        wait?.heard();
       },
       // A receive error (an ICMP error queued for the socket, e.g. a client's port gone) concerns one
       // peer; without a handler Bun raises it as an unhandled error. The DTLS peer's own timeouts end it.
@@ -57,6 +63,7 @@ export async function bunUdpSocket(place: BunUdpPlace): Promise<BunUdpSocket> {
   const fd = typeof reported === "number" ? reported : -1;
   const libc = fd >= 0 ? linuxLibc() : null;
   const gso = libc === null ? null : gsoSender(fd, socket.address.family, libc, plainSendMany);
+  wait = libc === null ? null : openMainWait(libc, fd, socket.address.family, (data, p, address) => handler(data, p, address));
   return {
     port: socket.port,
     gso: gso?.stats ?? null,
@@ -72,7 +79,12 @@ export async function bunUdpSocket(place: BunUdpPlace): Promise<BunUdpSocket> {
     onDatagram: (h) => {
       handler = h;
     },
-    close: () => socket.close(),
+    dontSleepWhile: (busy) => wait?.dontSleepWhile(busy),
+    mainWait: wait?.stats ?? null,
+    close: () => {
+      wait?.close();
+      socket.close();
+    },
   };
 }
 

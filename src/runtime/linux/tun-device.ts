@@ -129,6 +129,7 @@ async function tunDeviceOverFd(libc: TunLibc, workerUrl: URL, { fd, name, mtu, v
       for (const packet of packets) if (writeRaw(packet)) written++;
       return written;
     },
+    hasWaitingPackets: () => open && reader.value.hasUndelivered(),
     close() {
       if (!open) return;
       open = false;

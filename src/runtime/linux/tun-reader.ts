@@ -48,6 +48,8 @@ export interface TunReader {
    * again, two thread wake-ups that dominate a round trip.
    */
   readNow(): void;
+  /** True while slots the worker filled wait to be delivered (one a turn of the event loop). */
+  hasUndelivered(): boolean;
   /** Stops the worker and waits until it no longer touches the fd. Idempotent. */
   stop(): void;
 }
@@ -246,7 +248,8 @@ export function startReader(
     libc.close(wakeFd);
   };
 
-  const reader: TunReader = { setHandler: (h) => (handler = h), claim, readNow, stop };
+  const hasUndelivered = (): boolean => !stopped && Atomics.load(words, filledIndex) !== delivered;
+  const reader: TunReader = { setHandler: (h) => (handler = h), claim, readNow, hasUndelivered, stop };
 
   return new Promise((resolve) => {
     let started = false;

@@ -255,4 +255,28 @@ describe("the data plane in memory", () => {
     expect(g.tun.written.length).toBe(0);
     expect(g.drops.get("dtls_unknown_peer")).toBe(1);
   });
+
+  test("a UDP socket that waits on the main thread is told not to sleep while the TUN holds packets for the loop's next turn", () => {
+    let waiting = false;
+    const tun = Object.assign(new MemoryTun(), { hasWaitingPackets: () => waiting });
+    let busy: (() => boolean) | undefined;
+    const udp = Object.assign(new MemoryUdp(), { dontSleepWhile: (probe: () => boolean) => void (busy = probe) });
+    const cidr = parseCidr("10.10.0.0/24");
+    if (!cidr.ok) throw cidr.error;
+    new DataPlane({
+      tun,
+      udp,
+      sessions: new SessionRegistry(60_000, () => 0),
+      pool: new AddressPool(cidr.value),
+      compiler: new PolicyCompiler([cidr.value]),
+      policySource: { policyOf: (s) => s.policy, groupRuleCount: () => 0 },
+      drops: new DropCounters(),
+      now: () => 0,
+      log: () => {},
+      onDropNotice: () => {},
+    });
+    expect(busy?.()).toBe(false);
+    waiting = true;
+    expect(busy?.()).toBe(true);
+  });
 });

@@ -1,0 +1,115 @@
+/**
+ * Under Bun on Linux, while datagrams flow the main thread waits for the DTLS socket in an
+ * epoll_wait of gw's own and reads it itself (udp-main-wait.ts); Bun's callback brings the first
+ * datagram after a quiet spell. Whichever path reads a datagram, the handler sees one stream: in
+ * order, one spelling per peer.
+ */
+import { afterEach, describe, expect, test } from "bun:test";
+import { COLD_AFTER_MS } from "../../../../src/runtime/bun/udp-main-wait.ts";
+import { openBunUdp, type BunUdpSocket } from "../../../../src/runtime/bun/udp-socket.ts";
+
+const opened: { close(): void }[] = [];
+afterEach(() => {
+  for (const socket of opened.splice(0)) socket.close();
+});
+
+async function gateway(host: string): Promise<{ socket: BunUdpSocket; got: { n: number; address: string; port: number }[] }> {
+  const r = await openBunUdp(host, 0);
+  if (!r.ok) throw new Error(r.error.message);
+  opened.push(r.value);
+  const got: { n: number; address: string; port: number }[] = [];
+  r.value.onDatagram((data, port, address) => got.push({ n: new DataView(data.buffer, data.byteOffset).getUint32(0), address, port }));
+  return { socket: r.value, got };
+}
+
+async function client(host: string) {
+  // A datagram to a closed socket comes back as an ICMP error: without a handler Bun raises it.
+  const c = await Bun.udpSocket({ hostname: host, port: 0, socket: { error() {} } });
+  opened.push(c);
+  return c;
+}
+
+const numbered = (n: number) => {
+  const data = new Uint8Array(100);
+  new DataView(data.buffer).setUint32(0, n);
+  return data;
+};
+
+async function until(done: () => boolean, what: string): Promise<void> {
+  for (let i = 0; i < 400 && !done(); i++) await Bun.sleep(5);
+  if (!done()) throw new Error(`timed out waiting for ${what}`);
+}
+
+describe.skipIf(process.platform !== "linux")("Bun: the main thread's own wait for datagrams", () => {
+  test("after the first datagram (Bun's callback), the next ones are read by gw's wait, in order, from one address", async () => {
+    const { socket, got } = await gateway("127.0.0.1");
+    const c = await client("127.0.0.1");
+    expect(socket.mainWait).not.toBeNull();
+    c.send(numbered(0), socket.port, "127.0.0.1");
+    await until(() => got.length === 1, "the first datagram");
+    for (let n = 1; n <= 300; n++) c.send(numbered(n), socket.port, "127.0.0.1");
+    await until(() => got.length === 301, "the burst");
+    expect(got.map((g) => g.n)).toEqual(Array.from({ length: 301 }, (_, n) => n));
+    expect(new Set(got.map((g) => `${g.address}:${g.port}`))).toEqual(new Set([`127.0.0.1:${c.port}`]));
+    expect(socket.mainWait!.reads).toBeGreaterThan(0);
+  });
+
+  test("on ::, an IPv4 peer is spelt as Bun spells it (::ffff:a.b.c.d) by both paths, and IPv6 peers as themselves", async () => {
+    const { socket, got } = await gateway("::");
+    const c4 = await client("127.0.0.1");
+    const c6 = await client("::1");
+    c4.send(numbered(0), socket.port, "127.0.0.1");
+    await until(() => got.length === 1, "the first datagram");
+    for (let n = 1; n <= 100; n++) (n % 2 ? c6 : c4).send(numbered(n), socket.port, n % 2 ? "::1" : "127.0.0.1");
+    await until(() => got.length === 101, "the burst");
+    const spellings = new Set(got.map((g) => `${g.address} ${g.port}`));
+    expect(spellings).toEqual(new Set([`::ffff:127.0.0.1 ${c4.port}`, `::1 ${c6.port}`]));
+    expect(socket.mainWait!.reads).toBeGreaterThan(0);
+  });
+
+  test("it does not sleep while the TUN has packets waiting (dontSleepWhile), and sleeps again after", async () => {
+    const { socket, got } = await gateway("127.0.0.1");
+    const c = await client("127.0.0.1");
+    let busy = true;
+    socket.dontSleepWhile(() => busy);
+    c.send(numbered(0), socket.port, "127.0.0.1");
+    await until(() => got.length === 1, "the first datagram");
+    const sleeps = socket.mainWait!.sleeps;
+    await until(() => socket.mainWait!.looks > 20, "turns that only look");
+    expect(socket.mainWait!.sleeps).toBe(sleeps);
+    busy = false;
+    await until(() => socket.mainWait!.sleeps > sleeps, "a turn that sleeps");
+  });
+
+  test(`without a datagram for ${COLD_AFTER_MS} ms the wait stops; the next datagram (Bun's callback) starts it again`, async () => {
+    const { socket, got } = await gateway("127.0.0.1");
+    const c = await client("127.0.0.1");
+    c.send(numbered(0), socket.port, "127.0.0.1");
+    await until(() => got.length === 1, "the first datagram");
+    await Bun.sleep(COLD_AFTER_MS + 200);
+    expect(socket.mainWait!.colds).toBe(1);
+    const turns = socket.mainWait!.sleeps + socket.mainWait!.looks;
+    await Bun.sleep(100);
+    expect(socket.mainWait!.sleeps + socket.mainWait!.looks).toBe(turns); // stopped: Bun's loop sleeps alone
+    const reads = socket.mainWait!.reads;
+    c.send(numbered(1), socket.port, "127.0.0.1");
+    await until(() => got.length === 2, "the datagram after the quiet spell");
+    for (let n = 2; n <= 50; n++) c.send(numbered(n), socket.port, "127.0.0.1");
+    await until(() => got.length === 51, "the burst");
+    expect(got.map((g) => g.n)).toEqual(Array.from({ length: 51 }, (_, n) => n));
+    expect(socket.mainWait!.reads).toBeGreaterThan(reads);
+  });
+
+  test("closed, the wait stops and nothing more is delivered", async () => {
+    const { socket, got } = await gateway("127.0.0.1");
+    const c = await client("127.0.0.1");
+    c.send(numbered(0), socket.port, "127.0.0.1");
+    await until(() => got.length === 1, "the first datagram");
+    socket.close();
+    const turns = socket.mainWait!.sleeps + socket.mainWait!.looks;
+    c.send(numbered(1), socket.port, "127.0.0.1");
+    await Bun.sleep(100);
+    expect(got.length).toBe(1);
+    expect(socket.mainWait!.sleeps + socket.mainWait!.looks).toBeLessThanOrEqual(turns + 1);
+  });
+});
