@@ -108,9 +108,9 @@ export class DataPlane {
       log: o.log,
     };
     o.tun.onPackets(this.onTunBatch);
-    // A runtime that waits for datagrams on this thread must not sleep while TUN packets wait their turn.
+    // A runtime that waits for datagrams on this thread steps aside while TUN packets wait their turn.
     const tun = o.tun;
-    o.udp?.dontSleepWhile?.(() => tun.hasWaitingPackets?.() ?? false);
+    o.udp?.stepAsideWhile?.(() => tun.hasWaitingPackets?.() ?? false);
   }
 
   /** One batch read from the TUN: each packet to its session, then one sendmmsg for the DTLS records. */

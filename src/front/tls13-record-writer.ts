@@ -19,6 +19,12 @@ export class RecordWriters {
   readonly nonce = new Uint8Array(12);
   readonly header = new Uint8Array(5);
   private due: Tls13RecordWriter[] = [];
+  /**
+   * Writers waiting for their retry timer (the kernel's buffer was full). While any does, the
+   * main thread's own wait for datagrams steps aside (UdpSocket.stepAsideWhile): it would hold
+   * those timers up to 20 ms.
+   */
+  retrying = 0;
 
   constructor(
     readonly createGcmKey: CreateGcmKey,
@@ -203,6 +209,7 @@ export class Tls13RecordWriter {
       if (this.sentOfFirst < first.length) {
         this.retryMs = progress ? RETRY_FIRST_MS : Math.min(RETRY_MAX_MS, this.retryMs * 2);
         this.retrying = true;
+        this.shared.retrying++;
         setTimeout(() => this.retry(), this.retryMs);
         return;
       }
@@ -222,6 +229,7 @@ export class Tls13RecordWriter {
 
   private retry(): void {
     this.retrying = false;
+    this.shared.retrying--;
     if (!this.gone) this.sendUnsent();
   }
 

@@ -19,10 +19,11 @@ export interface UdpSocket {
   /** Receives datagrams; `data` is only valid during the call. */
   onDatagram(handler: (data: Uint8Array, port: number, address: string) => void): void;
   /**
-   * Where the runtime waits for datagrams on the main thread itself (Bun on Linux), it does not
-   * sleep while `busy()` holds: packets the TUN reader handed over wait for the loop's next turn.
+   * Where the runtime waits for datagrams on the main thread itself (Bun on Linux), it steps aside
+   * while `busy()` holds (or any other probe given): work that the event loop does on its own time
+   * waits (packets the TUN reader handed over, a CSTP writer's retry timer).
    */
-  dontSleepWhile?(busy: () => boolean): void;
+  stepAsideWhile?(busy: () => boolean): void;
   close(): void;
 }
 

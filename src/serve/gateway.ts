@@ -444,6 +444,9 @@ export async function startGateway(config: GatewayConfig, deps: GatewayDeps): Pr
     };
   } else {
     const local = plane!;
+    const sealing = config.tlsRecordBatching ? recordSealing(deps.createGcmKey, deps.openRawTcp) : undefined;
+    // The main thread's own wait for datagrams must not hold a CSTP writer's retry timer.
+    if (sealing) udp?.stepAsideWhile?.(() => sealing.writers.retrying > 0);
     const listener = await listenTls({
       host: config.listen,
       port: config.port,
@@ -459,7 +462,7 @@ export async function startGateway(config: GatewayConfig, deps: GatewayDeps): Pr
         onResumeError: (e) => deps.log(logLine`tunnel port: listening again failed: ${e.message}; retrying`),
         onHandshakeTimeout: handshakeTimeoutLog(deps.log, now, FRONT_LIMITS.handshakeMs),
       },
-      sealing: config.tlsRecordBatching ? recordSealing(deps.createGcmKey, deps.openRawTcp) : undefined,
+      sealing,
       onConnection: (socket, slot, output) =>
         serveConnection(socket, {
           plane: local,

@@ -161,6 +161,9 @@ class TunnelWorker {
       ...(this.clientTrust && { clientCertificate: (socket) => this.clientCheck?.(socket) }),
     };
     const admission = (this.admission = new ConnectionAdmission({ maxPerAddress: FRONT_LIMITS.maxUnauthenticatedPerAddress, maxTotal: config.unauthenticated }));
+    const sealing = config.tlsRecordBatching ? recordSealing(this.deps.createGcmKey, this.deps.openRawTcp) : undefined;
+    // The main thread's own wait for datagrams must not hold a CSTP writer's retry timer.
+    if (sealing) udp?.stepAsideWhile?.(() => sealing.writers.retrying > 0);
     const listening = await listenTls({
       host: "",
       port: 0,
@@ -177,7 +180,7 @@ class TunnelWorker {
         onResumeError: () => {},
         onHandshakeTimeout: handshakeTimeoutLog(log, this.now, FRONT_LIMITS.handshakeMs, this.context.index),
       },
-      sealing: config.tlsRecordBatching ? recordSealing(this.deps.createGcmKey, this.deps.openRawTcp) : undefined,
+      sealing,
       onConnection: (socket, slot, output) => serveConnection(socket, front, slot, output),
     });
     if (!listening.ok) {

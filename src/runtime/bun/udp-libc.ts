@@ -3,7 +3,7 @@ import { openFirst } from "../linux/libc-names.ts";
 
 /**
  * The libc calls the UDP socket needs beyond Bun's own (the send paths, buffer sizes; for an adopted
- * socket, its flags; the main thread's own wait for datagrams, udp-main-wait.ts), bound with
+ * socket, its flags; the main thread's own wait for datagrams, udp-main-wait-io.ts), bound with
  * bun:ffi. sendmsg and recvfrom return ssize_t, bound as i32: a datagram is at most 64 KiB and -1
  * keeps its value, and i32 avoids a BigInt per call.
  */

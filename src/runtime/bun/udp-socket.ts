@@ -3,16 +3,17 @@ import type { OpenUdp, UdpSocket } from "../udp.ts";
 import type { GsoStats } from "../linux/udp-gso-sender.ts";
 import { raiseReceiveBuffer } from "../linux/socket-options.ts";
 import { gsoSender, linuxLibc } from "./udp-linux.ts";
-import { openMainWait, type MainWait, type MainWaitStats } from "./udp-main-wait.ts";
+import { openMainWait, type MainWait, type MainWaitStats } from "../linux/udp-main-wait.ts";
+import { bunMainWaitIo } from "./udp-main-wait-io.ts";
 
 /** Bun's socket plus how its sends went (UDP GSO or the plain path); null stats when GSO was never tried. */
 export interface BunUdpSocket extends UdpSocket {
   readonly gso: GsoStats | null;
   /** SO_RCVBUF as the kernel reports it after raising it (twice the bytes asked: it counts overhead); -1 when unknown. */
   readonly receiveBuffer: number;
-  /** What the main thread's own wait for datagrams did (udp-main-wait.ts); null where Bun's loop delivers them all. */
+  /** What the main thread's own wait for datagrams did (linux/udp-main-wait.ts); null where Bun's loop delivers them all. */
   readonly mainWait: MainWaitStats | null;
-  dontSleepWhile(busy: () => boolean): void;
+  stepAsideWhile(busy: () => boolean): void;
 }
 
 /** Where the socket comes from: bound here, or a descriptor another process bound (a worker's steered member). */
@@ -63,7 +64,8 @@ export async function bunUdpSocket(place: BunUdpPlace): Promise<BunUdpSocket> {
   const fd = typeof reported === "number" ? reported : -1;
   const libc = fd >= 0 ? linuxLibc() : null;
   const gso = libc === null ? null : gsoSender(fd, socket.address.family, libc, plainSendMany);
-  wait = libc === null ? null : openMainWait(libc, fd, socket.address.family, (data, p, address) => handler(data, p, address));
+  // Bun's callback spells an IPv4 peer of a dual-stack socket ::ffff:a.b.c.d; gw's reads do the same.
+  wait = libc === null ? null : openMainWait(bunMainWaitIo(libc), fd, "mapped", (data, p, address) => handler(data, p, address));
   return {
     port: socket.port,
     gso: gso?.stats ?? null,
@@ -79,7 +81,7 @@ export async function bunUdpSocket(place: BunUdpPlace): Promise<BunUdpSocket> {
     onDatagram: (h) => {
       handler = h;
     },
-    dontSleepWhile: (busy) => wait?.dontSleepWhile(busy),
+    stepAsideWhile: (busy) => wait?.stepAsideWhile(busy),
     mainWait: wait?.stats ?? null,
     close: () => {
       wait?.close();

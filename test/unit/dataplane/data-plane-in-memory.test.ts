@@ -256,11 +256,11 @@ describe("the data plane in memory", () => {
     expect(g.drops.get("dtls_unknown_peer")).toBe(1);
   });
 
-  test("a UDP socket that waits on the main thread is told not to sleep while the TUN holds packets for the loop's next turn", () => {
+  test("a UDP socket that waits on the main thread is told to step aside while the TUN holds packets for the loop's next turn", () => {
     let waiting = false;
     const tun = Object.assign(new MemoryTun(), { hasWaitingPackets: () => waiting });
     let busy: (() => boolean) | undefined;
-    const udp = Object.assign(new MemoryUdp(), { dontSleepWhile: (probe: () => boolean) => void (busy = probe) });
+    const udp = Object.assign(new MemoryUdp(), { stepAsideWhile: (probe: () => boolean) => void (busy = probe) });
     const cidr = parseCidr("10.10.0.0/24");
     if (!cidr.ok) throw cidr.error;
     new DataPlane({

@@ -102,9 +102,10 @@ class FakeSocket implements TlsEnds {
 function start(recordsPerKey?: number) {
   const kernel = new FakeKernel();
   const socket = new FakeSocket();
-  const writer = Tls13RecordWriter.start(kernel, socket, SUITE, SECRET0, new RecordWriters(nodeGcmKey, new FramePool(4096, 4), recordsPerKey))!;
+  const shared = new RecordWriters(nodeGcmKey, new FramePool(4096, 4), recordsPerKey);
+  const writer = Tls13RecordWriter.start(kernel, socket, SUITE, SECRET0, shared)!;
   expect(writer).toBeDefined();
-  return { kernel, socket, writer };
+  return { kernel, socket, writer, shared };
 }
 
 const turn = () => new Promise<void>((resolve) => setTimeout(resolve, 0));
@@ -138,7 +139,7 @@ describe("Tls13RecordWriter", () => {
   });
 
   test("what the kernel does not take waits, in order, and goes once there is room; write says so meanwhile", async () => {
-    const { kernel, writer } = start();
+    const { kernel, writer, shared } = start();
     kernel.room = 30;
     let drained = 0;
     writer.on("drain", () => drained++);
@@ -148,9 +149,11 @@ describe("Tls13RecordWriter", () => {
     expect(writer.queuedBytes).toBeGreaterThan(0);
     expect(writer.write(Buffer.from("record 5"))).toBe(false);
     expect(sentCallbacks).toBe(0);
+    expect(shared.retrying).toBe(1); // the main thread's own UDP wait steps aside meanwhile (stepAsideWhile)
     kernel.room = Infinity;
     await new Promise((resolve) => setTimeout(resolve, 40)); // the retry timer
     expect(writer.queuedBytes).toBe(0);
+    expect(shared.retrying).toBe(0);
     expect(kernel.reader.records.slice(1).map((r) => text(r).split(" ").slice(0, 2).join(" "))).toEqual(["record 0", "record 1", "record 2", "record 3", "record 4", "record 5"]);
     expect(sentCallbacks).toBe(5);
     expect(drained).toBeGreaterThan(0);

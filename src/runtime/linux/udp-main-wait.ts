@@ -1,0 +1,181 @@
+import { setImmediate } from "node:timers";
+import { epollWatching } from "./loop-epoll.ts";
+import { readSockaddr, SOCKADDR_BYTES, SOCKADDR_IN6_BYTES, SOCKADDR_IN_BYTES } from "./sockaddr.ts";
+
+/**
+ * While datagrams flow, the main thread waits for the UDP socket in an epoll_wait of gw's own and
+ * reads the socket itself (recvfrom), instead of sleeping in the runtime's event loop and being
+ * handed each datagram by it. gw's epoll set holds the socket and the loop's own epoll descriptor,
+ * so whatever wakes the loop (a TLS socket, a worker's message, the TUN reader's hand-over) wakes
+ * this wait too, which then returns to the loop. A wake-up through the loop costs a DTLS ping tens
+ * of µs of CPU on its way in; this one does not (docs/benchmarks.md).
+ *
+ * The wait runs as an immediate, one turn of the loop each, and sleeps at most HOT_WAIT_MS: the
+ * loop's timers are not in its epoll set (it sleeps until the next one), so they run up to that
+ * late while this waits. Without a datagram for COLD_AFTER_MS the wait stops and the loop sleeps
+ * alone, the socket in its set as before; its next datagram comes through the runtime's own
+ * receive path, which calls `heard()` and starts the wait again. An idle gateway thus sleeps as
+ * the runtime has it.
+ *
+ * It steps aside while any of its `busy` probes holds: work the loop does on its own time waits
+ * (the TUN reader's filled slots, one an immediate queued behind this one; a CSTP writer's retry
+ * timer, which must not run 20 ms late). It then stops as it does when cold, and the next
+ * datagram through the runtime's path starts it again.
+ */
+
+/** The longest sleep in gw's own wait: how late the loop's timers may run while datagrams flow. */
+export const HOT_WAIT_MS = 20;
+/** Without a datagram for this long, the runtime's loop waits for the socket again. */
+export const COLD_AFTER_MS = 1_000;
+/** At most this many datagrams a turn: the loop's own work (TLS, timers) runs in between. */
+const READS_PER_TURN = 256;
+/** Room for the largest UDP payload. */
+export const DATAGRAM_MAX = 65_536;
+
+export type Receive = (data: Uint8Array, port: number, address: string) => void;
+
+/**
+ * The system calls, through the runtime's FFI. The wait set holds `fd` and the loop's epoll
+ * descriptor for EPOLLIN; `read` takes one datagram without blocking into `datagram` (its
+ * length, or -1 when the socket is empty), its source's sockaddr into `source` and the
+ * sockaddr's length into `sourceLength[0]` (set to the room before each call by the caller).
+ */
+export interface MainWaitIo {
+  readonly datagram: Uint8Array;
+  readonly source: Uint8Array;
+  readonly sourceLength: Uint32Array;
+  /** epoll_wait on the wait set for at most `timeoutMs` (0: look only). */
+  wait(timeoutMs: number): void;
+  read(): number;
+  /** Closes the wait set (not the socket). */
+  close(): void;
+}
+
+/** Makes the wait set of `fd` and `loopEpoll`; null when the kernel refuses. */
+export type OpenMainWaitIo = (fd: number, loopEpoll: number) => MainWaitIo | null;
+
+export interface MainWaitStats {
+  /** Datagrams this wait read itself (the rest came through the runtime's receive path). */
+  reads: number;
+  /** Turns that waited, and times the wait stepped aside for a busy probe. */
+  sleeps: number;
+  asides: number;
+  /** Times the wait stopped for want of datagrams. */
+  colds: number;
+}
+
+export interface MainWait {
+  /** A datagram came through the runtime's receive path: wait on the main thread from the next turn on. */
+  heard(): void;
+  /** While this probe holds (or any other given), the wait steps aside. */
+  stepAsideWhile(busy: () => boolean): void;
+  readonly stats: MainWaitStats;
+  close(): void;
+}
+
+/**
+ * How an IPv4 peer of a dual-stack socket is spelt: "mapped" as ::ffff:a.b.c.d (Bun's callback),
+ * "dotted" as a.b.c.d (readSockaddr's own form). It must be the runtime's own receive path's
+ * spelling, so that a peer is one address whichever path read its datagram.
+ */
+export type MappedSpelling = "mapped" | "dotted";
+
+/**
+ * The wait for socket `fd`, delivering to `receive`; null when no epoll descriptor of the loop
+ * watches `fd` or the wait set cannot be made (the runtime's own path then delivers everything).
+ */
+export function openMainWait(openIo: OpenMainWaitIo, fd: number, spelling: MappedSpelling, receive: Receive): MainWait | null {
+  const loop = epollWatching(fd);
+  if (loop < 0) return null;
+  const io = openIo(fd, loop);
+  if (io === null) return null;
+  const from = sourceReader(io.source, spelling);
+  const stats: MainWaitStats = { reads: 0, sleeps: 0, asides: 0, colds: 0 };
+  const probes: (() => boolean)[] = [];
+  const busy = (): boolean => {
+    for (const probe of probes) if (probe()) return true;
+    return false;
+  };
+  let running = false;
+  let closed = false;
+  let heardSince = false;
+  let lastHeard = 0;
+
+  const turn = (): void => {
+    if (closed) {
+      running = false;
+      return;
+    }
+    if (busy()) {
+      stats.asides++;
+      running = false;
+      return;
+    }
+    stats.sleeps++;
+    io.wait(HOT_WAIT_MS);
+    let read = 0;
+    while (read < READS_PER_TURN && !closed) {
+      io.sourceLength[0] = SOCKADDR_BYTES;
+      const n = io.read();
+      if (n < 0) break;
+      read++;
+      const source = from.read(io.sourceLength[0]!);
+      if (source !== null) receive(io.datagram.subarray(0, n), source.port, source.address);
+    }
+    stats.reads += read;
+    const now = performance.now();
+    if (read > 0 || heardSince) {
+      lastHeard = now;
+      heardSince = false;
+    } else if (now - lastHeard > COLD_AFTER_MS) {
+      stats.colds++;
+      running = false;
+      return;
+    }
+    setImmediate(turn);
+  };
+
+  return {
+    heard: () => {
+      heardSince = true;
+      if (running || closed) return;
+      running = true;
+      lastHeard = performance.now();
+      setImmediate(turn);
+    },
+    stepAsideWhile: (probe) => {
+      probes.push(probe);
+    },
+    stats,
+    close: () => {
+      if (closed) return;
+      closed = true;
+      io.close();
+    },
+  };
+}
+
+/**
+ * The source sockaddr of each read as text, spelt as the runtime's own path spells it; the last
+ * source's text is kept (one peer's run makes no new string).
+ */
+function sourceReader(bytes: Uint8Array, spelling: MappedSpelling) {
+  const last = new Uint8Array(SOCKADDR_BYTES);
+  let lastSource: { address: string; port: number } | null = null;
+  return {
+    read(length: number): { address: string; port: number } | null {
+      const size = length === SOCKADDR_IN_BYTES ? SOCKADDR_IN_BYTES : SOCKADDR_IN6_BYTES;
+      if (lastSource !== null) {
+        let same = true;
+        for (let i = 0; i < size && same; i++) same = bytes[i] === last[i];
+        if (same) return lastSource;
+      }
+      const source = readSockaddr(bytes);
+      if (source === null) return null;
+      if (spelling === "mapped" && length !== SOCKADDR_IN_BYTES && !source.address.includes(":")) source.address = `::ffff:${source.address}`;
+      last.set(bytes.subarray(0, size));
+      lastSource = source;
+      return source;
+    },
+  };
+}
