@@ -1,6 +1,9 @@
 import type { Result } from "../errors.ts";
 import type { Log } from "../log/log-line.ts";
 
+/** What a socket's reading side hands each datagram to; `data` is only valid during the call. */
+export type Receive = (data: Uint8Array, port: number, address: string) => void;
+
 /** One bound UDP socket: what the DTLS server needs, and nothing more. */
 export interface UdpSocket {
   readonly port: number;
@@ -17,7 +20,7 @@ export interface UdpSocket {
    */
   sendMany(batch: (Uint8Array | number | string)[]): number;
   /** Receives datagrams; `data` is only valid during the call. */
-  onDatagram(handler: (data: Uint8Array, port: number, address: string) => void): void;
+  onDatagram(handler: Receive): void;
   /**
    * Where the runtime waits for datagrams on the main thread itself (Bun on Linux), it steps aside
    * while `busy()` holds (or any other probe given): work that the event loop does on its own time

@@ -3,7 +3,7 @@ import { openFirst } from "../linux/libc-names.ts";
 
 /**
  * The libc calls the UDP socket needs beyond Bun's own (the send paths, buffer sizes; for an adopted
- * socket, its flags; the main thread's own wait for datagrams, udp-main-wait-io.ts), bound with
+ * socket, its flags; recvfrom for the main thread's own wait, udp-main-wait-io.ts), bound with
  * bun:ffi. sendmsg and recvfrom return ssize_t, bound as i32: a datagram is at most 64 KiB and -1
  * keeps its value, and i32 avoids a BigInt per call.
  */
@@ -15,11 +15,7 @@ export function loadUdpLibc() {
     setsockopt: { args: ["i32", "i32", "i32", "ptr", "u32"], returns: "i32" },
     getsockopt: { args: ["i32", "i32", "i32", "ptr", "ptr"], returns: "i32" },
     __errno_location: { args: [], returns: "ptr" },
-    epoll_create1: { args: ["i32"], returns: "i32" },
-    epoll_ctl: { args: ["i32", "i32", "i32", "ptr"], returns: "i32" },
-    epoll_wait: { args: ["i32", "ptr", "i32", "i32"], returns: "i32" },
     recvfrom: { args: ["i32", "ptr", "u64", "i32", "ptr", "ptr"], returns: "i32" },
-    close: { args: ["i32"], returns: "i32" },
   }));
   return {
     /** sendmsg(fd, msghdr at `msghdr`, flags). */
@@ -36,15 +32,8 @@ export function loadUdpLibc() {
       const length = new Uint32Array([4]);
       return symbols.getsockopt(fd, level, name, value, length) === 0 ? value[0]! : -1;
     },
-    /** epoll_create1(flags): a new epoll descriptor, or -1. */
-    epollCreate: symbols.epoll_create1,
-    /** epoll_ctl(epoll, op, fd, the epoll_event at `event`): 0 or -1. */
-    epollCtl: symbols.epoll_ctl,
-    /** epoll_wait(epoll, events, how many, timeout in ms; 0: do not wait): how many are ready, or -1. */
-    epollWait: symbols.epoll_wait,
     /** recvfrom(fd, buffer, its size, flags, the source's sockaddr, its length in and out): the datagram's length, or -1. */
     recvfrom: symbols.recvfrom,
-    close: symbols.close,
     errno: (): number => {
       const at = symbols.__errno_location();
       return at === null ? 0 : read.i32(at, 0);

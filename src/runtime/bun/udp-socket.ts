@@ -1,9 +1,9 @@
 import { err, ok, type Result } from "../../errors.ts";
-import type { OpenUdp, UdpSocket } from "../udp.ts";
+import type { OpenUdp, Receive, UdpSocket } from "../udp.ts";
 import type { GsoStats } from "../linux/udp-gso-sender.ts";
 import { raiseReceiveBuffer } from "../linux/socket-options.ts";
 import { gsoSender, linuxLibc } from "./udp-linux.ts";
-import { openMainWait, type MainWait, type MainWaitStats } from "../linux/udp-main-wait.ts";
+import { openMainWait, type MainWait, type MainWaitStats } from "./udp-main-wait.ts";
 import { bunMainWaitIo } from "./udp-main-wait-io.ts";
 
 /** Bun's socket plus how its sends went (UDP GSO or the plain path); null stats when GSO was never tried. */
@@ -11,7 +11,7 @@ export interface BunUdpSocket extends UdpSocket {
   readonly gso: GsoStats | null;
   /** SO_RCVBUF as the kernel reports it after raising it (twice the bytes asked: it counts overhead); -1 when unknown. */
   readonly receiveBuffer: number;
-  /** What the main thread's own wait for datagrams did (linux/udp-main-wait.ts); null where Bun's loop delivers them all. */
+  /** What the main thread's own wait for datagrams did (udp-main-wait.ts); null where Bun's loop delivers them all. */
   readonly mainWait: MainWaitStats | null;
   stepAsideWhile(busy: () => boolean): void;
 }
@@ -37,7 +37,7 @@ export async function openBunUdp(host: string, port: number): Promise<Result<Bun
  * on the socket is).
  */
 export async function bunUdpSocket(place: BunUdpPlace): Promise<BunUdpSocket> {
-  let handler: (data: Uint8Array, port: number, address: string) => void = () => {};
+  let handler: Receive = () => {};
   let wait: MainWait | null = null;
   const options: Bun.udp.SocketOptions<"uint8array"> = {
     ...place,
@@ -64,8 +64,7 @@ export async function bunUdpSocket(place: BunUdpPlace): Promise<BunUdpSocket> {
   const fd = typeof reported === "number" ? reported : -1;
   const libc = fd >= 0 ? linuxLibc() : null;
   const gso = libc === null ? null : gsoSender(fd, socket.address.family, libc, plainSendMany);
-  // Bun's callback spells an IPv4 peer of a dual-stack socket ::ffff:a.b.c.d; gw's reads do the same.
-  wait = libc === null ? null : openMainWait(bunMainWaitIo(libc), fd, "mapped", (data, p, address) => handler(data, p, address));
+  wait = libc === null ? null : openMainWait(bunMainWaitIo(libc), fd, (data, p, address) => handler(data, p, address));
   return {
     port: socket.port,
     gso: gso?.stats ?? null,

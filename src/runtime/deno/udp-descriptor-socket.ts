@@ -2,12 +2,9 @@ import { SockaddrCache } from "../linux/sockaddr-cache.ts";
 import { writeSockaddrPort, type SocketFamily } from "../linux/sockaddr.ts";
 import { GsoSender } from "../linux/udp-gso-sender.ts";
 import { datagramArena, type UdpSendCalls } from "../linux/udp-send-calls.ts";
-import type { UdpSocket } from "../udp.ts";
+import type { Receive, UdpSocket } from "../udp.ts";
 import { sendEach } from "../udp-batch.ts";
 import { addressOf, type DenoLibc } from "./libc.ts";
-
-/** What a socket's reading side hands each datagram to (valid only during the call). */
-export type Receive = (data: Uint8Array, port: number, address: string) => void;
 
 /**
  * A UdpSocket over a UDP descriptor gw reads itself (udp-adopt.ts, udp-main-thread.ts), and

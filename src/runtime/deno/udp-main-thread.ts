@@ -1,17 +1,16 @@
-import { readdirSync, readlinkSync } from "node:fs";
 import { createSocket, type Socket } from "node:dgram";
 import { err, ok, type Result } from "../../errors.ts";
 import { IPPROTO_IPV6, IPV6_V6ONLY, SOCK_DGRAM } from "../linux/reuseport-libc.ts";
 import { raiseReceiveBuffer, SOL_SOCKET } from "../linux/socket-options.ts";
 import { encodeSockaddr, readSockaddr, SOCKADDR_BYTES, type SocketFamily } from "../linux/sockaddr.ts";
-import type { UdpSocket } from "../udp.ts";
+import type { Receive, UdpSocket } from "../udp.ts";
 import { addressOf, type DenoLibc } from "./libc.ts";
 import { udpBindFailure } from "./udp-bind-failure.ts";
-import { descriptorSocket, type Receive } from "./udp-descriptor-socket.ts";
+import { descriptorSocket } from "./udp-descriptor-socket.ts";
+import { UDP_PAYLOAD_MAX } from "../linux/udp-gso-abi.ts";
+import { openDescriptors } from "../linux/open-descriptors.ts";
 
 const SO_TYPE = 3;
-/** The largest UDP payload (IPv6; IPv4's is 20 bytes less). */
-const DATAGRAM_MAX = 65_527;
 /**
  * Datagrams read per wake-up beyond the runtime's own: past this the next turn of the runtime's
  * receive loop reads on (the socket is still readable to it), so a flood does not hold the
@@ -65,14 +64,14 @@ export async function openUdpOnMainThread(libc: DenoLibc, host: string, port: nu
 function drainer(libc: DenoLibc, fd: number, isOpen: () => boolean): (handler: Receive) => void {
   // The source's sockaddr, then the datagram. Both arrays have ArrayBuffers of their own, which V8
   // keeps off its heap, so the addresses taken here hold for every later call.
-  const buffer = new Uint8Array(SOCKADDR_BYTES + DATAGRAM_MAX);
+  const buffer = new Uint8Array(SOCKADDR_BYTES + UDP_PAYLOAD_MAX);
   const bufferAt = addressOf(buffer);
   const addressLength = new Uint32Array(new ArrayBuffer(4));
   const addressLengthAt = addressOf(addressLength);
   return (handler) => {
     for (let reads = 0; reads < READS_PER_WAKE && isOpen(); reads++) {
       addressLength[0] = SOCKADDR_BYTES;
-      const n = Number(libc.raw.recvfrom(fd, bufferAt + SOCKADDR_BYTES, DATAGRAM_MAX, 0, bufferAt, addressLengthAt));
+      const n = Number(libc.raw.recvfrom(fd, bufferAt + SOCKADDR_BYTES, UDP_PAYLOAD_MAX, 0, bufferAt, addressLengthAt));
       if (n < 0) return; // EAGAIN: empty (the runtime's loop waits again); a real failure it reports
       const from = readSockaddr(buffer);
       if (from !== null) handler(buffer.subarray(SOCKADDR_BYTES, SOCKADDR_BYTES + n), from.port, from.address);
@@ -127,16 +126,9 @@ function closed(socket: Socket): Promise<void> {
  * while it is open where a descriptor number may be reused (the directory's own, read here).
  */
 function openSockets(): { fd: number; inode: string }[] {
-  const sockets: { fd: number; inode: string }[] = [];
-  for (const name of readdirSync("/proc/self/fd")) {
-    try {
-      const target = readlinkSync(`/proc/self/fd/${name}`);
-      if (target.startsWith("socket:")) sockets.push({ fd: Number(name), inode: target });
-    } catch {
-      // closed meanwhile (the directory's own descriptor, mostly)
-    }
-  }
-  return sockets;
+  return openDescriptors()
+    .filter(({ target }) => target.startsWith("socket:"))
+    .map(({ fd, target }) => ({ fd, inode: target }));
 }
 
 function isUdpOnPort(libc: DenoLibc, fd: number, port: number): boolean {

@@ -1,11 +1,10 @@
 import { createSocket } from "node:dgram";
 import { ok } from "../../errors.ts";
-import type { OpenUdp, UdpSocket } from "../udp.ts";
+import type { OpenUdp, Receive, UdpSocket } from "../udp.ts";
 import { sendEach } from "../udp-batch.ts";
 import { bindUdp, type UdpBindLibc } from "../linux/udp-bind.ts";
 import { loadDenoReuseportLibc } from "./reuseport-libc.ts";
 import { udpOverDescriptor } from "./udp-adopt.ts";
-import type { Receive } from "./udp-descriptor-socket.ts";
 import { loadDenoLibc, type DenoLibc } from "./libc.ts";
 import { openUdpOnMainThread } from "./udp-main-thread.ts";
 import { udpBindFailure } from "./udp-bind-failure.ts";

@@ -6,6 +6,8 @@
 export const SOL_UDP = 17;
 export const UDP_SEGMENT = 103;
 export const MSG_DONTWAIT = 0x40;
+/** The largest UDP payload (IPv6's; IPv4's is 20 bytes less): room for any datagram a read returns. */
+export const UDP_PAYLOAD_MAX = 65_527;
 
 export const MSGHDR = { name: 0, namelen: 8, iov: 16, iovlen: 24, control: 32, controllen: 40, flags: 48, bytes: 56 } as const;
 export const IOVEC = { base: 0, len: 8, bytes: 16 } as const;

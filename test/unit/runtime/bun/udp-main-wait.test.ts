@@ -5,7 +5,7 @@
  * order, one spelling per peer.
  */
 import { afterEach, describe, expect, test } from "bun:test";
-import { COLD_AFTER_MS } from "../../../../src/runtime/linux/udp-main-wait.ts";
+import { COLD_AFTER_MS } from "../../../../src/runtime/bun/udp-main-wait.ts";
 import { openBunUdp, type BunUdpSocket } from "../../../../src/runtime/bun/udp-socket.ts";
 
 const opened: { close(): void }[] = [];

@@ -1,6 +1,7 @@
 import { setImmediate } from "node:timers";
-import { epollWatching } from "./loop-epoll.ts";
-import { readSockaddr, SOCKADDR_BYTES, SOCKADDR_IN6_BYTES, SOCKADDR_IN_BYTES } from "./sockaddr.ts";
+import { epollWatching } from "../linux/open-descriptors.ts";
+import { readSockaddr, SOCKADDR_BYTES, SOCKADDR_IN6_BYTES, SOCKADDR_IN_BYTES } from "../linux/sockaddr.ts";
+import type { Receive } from "../udp.ts";
 
 /**
  * While datagrams flow, the main thread waits for the UDP socket in an epoll_wait of gw's own and
@@ -29,10 +30,6 @@ export const HOT_WAIT_MS = 20;
 export const COLD_AFTER_MS = 1_000;
 /** At most this many datagrams a turn: the loop's own work (TLS, timers) runs in between. */
 const READS_PER_TURN = 256;
-/** Room for the largest UDP payload. */
-export const DATAGRAM_MAX = 65_536;
-
-export type Receive = (data: Uint8Array, port: number, address: string) => void;
 
 /**
  * The system calls, through the runtime's FFI. The wait set holds `fd` and the loop's epoll
@@ -74,22 +71,15 @@ export interface MainWait {
 }
 
 /**
- * How an IPv4 peer of a dual-stack socket is spelt: "mapped" as ::ffff:a.b.c.d (Bun's callback),
- * "dotted" as a.b.c.d (readSockaddr's own form). It must be the runtime's own receive path's
- * spelling, so that a peer is one address whichever path read its datagram.
- */
-export type MappedSpelling = "mapped" | "dotted";
-
-/**
  * The wait for socket `fd`, delivering to `receive`; null when no epoll descriptor of the loop
  * watches `fd` or the wait set cannot be made (the runtime's own path then delivers everything).
  */
-export function openMainWait(openIo: OpenMainWaitIo, fd: number, spelling: MappedSpelling, receive: Receive): MainWait | null {
+export function openMainWait(openIo: OpenMainWaitIo, fd: number, receive: Receive): MainWait | null {
   const loop = epollWatching(fd);
   if (loop < 0) return null;
   const io = openIo(fd, loop);
   if (io === null) return null;
-  const from = sourceReader(io.source, spelling);
+  const from = sourceReader(io.source);
   const stats: MainWaitStats = { reads: 0, sleeps: 0, asides: 0, colds: 0 };
   const probes: (() => boolean)[] = [];
   const busy = (): boolean => {
@@ -156,10 +146,12 @@ export function openMainWait(openIo: OpenMainWaitIo, fd: number, spelling: Mappe
 }
 
 /**
- * The source sockaddr of each read as text, spelt as the runtime's own path spells it; the last
- * source's text is kept (one peer's run makes no new string).
+ * The source sockaddr of each read as text, spelt as Bun's callback spells it on the same socket
+ * (an IPv4 peer of a dual-stack socket as ::ffff:a.b.c.d, where readSockaddr gives a.b.c.d), so a
+ * peer is one address whichever path read its datagram; the last source's text is kept (one
+ * peer's run makes no new string).
  */
-function sourceReader(bytes: Uint8Array, spelling: MappedSpelling) {
+function sourceReader(bytes: Uint8Array) {
   const last = new Uint8Array(SOCKADDR_BYTES);
   let lastSource: { address: string; port: number } | null = null;
   return {
@@ -172,7 +164,7 @@ function sourceReader(bytes: Uint8Array, spelling: MappedSpelling) {
       }
       const source = readSockaddr(bytes);
       if (source === null) return null;
-      if (spelling === "mapped" && length !== SOCKADDR_IN_BYTES && !source.address.includes(":")) source.address = `::ffff:${source.address}`;
+      if (length !== SOCKADDR_IN_BYTES && !source.address.includes(":")) source.address = `::ffff:${source.address}`;
       last.set(bytes.subarray(0, size));
       lastSource = source;
       return source;
