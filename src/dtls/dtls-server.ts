@@ -91,6 +91,7 @@ export class DtlsServer {
   constructor(private readonly o: DtlsServerOptions) {
     this.outbox = new UdpOutbox(o.udp, o.drops);
     this.nudge = new SetupNudge(o.schedule ?? defaultSchedule, () => this.outbox.flush());
+    o.udp.stepAsideWhile?.(() => this.nudge.due);
     this.deadlines = new DeadlineWheel<Peer>((peer, now) => this.check(peer, now), o.now());
     o.udp.onDatagram((data, port, address) => this.onDatagram(data, port, address));
   }

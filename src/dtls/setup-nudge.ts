@@ -24,6 +24,9 @@ export interface NudgedChannel {
 export type Schedule = (run: () => void, ms: number) => void;
 
 export class SetupNudge {
+  /** Nudges scheduled and not yet run (each counts once, whether it sends or finds the channel closed). */
+  private pending = 0;
+
   constructor(
     private readonly schedule: Schedule,
     /** Sends what the requests sealed (the DTLS server's outbox). */
@@ -33,10 +36,22 @@ export class SetupNudge {
 
   /** Called once per channel, when its first record, an MTU probe (DPD request), was answered. */
   afterFirstProbe(channel: NudgedChannel): void {
-    for (const ms of this.delaysMs) this.schedule(() => this.nudge(channel), ms);
+    for (const ms of this.delaysMs) {
+      this.pending++;
+      this.schedule(() => this.nudge(channel), ms);
+    }
+  }
+
+  /**
+   * True while a nudge is due: the main thread's own wait for datagrams steps aside meanwhile
+   * (UdpSocket.stepAsideWhile), as it could otherwise hold the timer up to 20 ms past its time.
+   */
+  get due(): boolean {
+    return this.pending > 0;
   }
 
   private nudge(channel: NudgedChannel): void {
+    this.pending--;
     if (channel.isClosed) return;
     channel.sendDpdRequest();
     this.flush();

@@ -24,7 +24,7 @@ export interface UdpSocket {
   /**
    * Where the runtime waits for datagrams on the main thread itself (Bun on Linux), it steps aside
    * while `busy()` holds (or any other probe given): work that the event loop does on its own time
-   * waits (packets the TUN reader handed over, a CSTP writer's retry timer).
+   * waits (packets the TUN reader handed over, a CSTP writer's retry timer, a DTLS setup nudge).
    */
   stepAsideWhile?(busy: () => boolean): void;
   close(): void;

@@ -20,8 +20,8 @@ import type { Receive } from "../udp.ts";
  *
  * It steps aside while any of its `busy` probes holds: work the loop does on its own time waits
  * (the TUN reader's filled slots, one an immediate queued behind this one; a CSTP writer's retry
- * timer, which must not run 20 ms late). It then stops as it does when cold, and the next
- * datagram through the runtime's path starts it again.
+ * timer or a DTLS setup nudge, which must not run 20 ms late). It then stops as it does when
+ * cold, and the next datagram through the runtime's path starts it again.
  */
 
 /** The longest sleep in gw's own wait: how late the loop's timers may run while datagrams flow. */

@@ -35,6 +35,14 @@ class FakeUdp implements UdpSocket {
   onDatagram(h: (d: Uint8Array, p: number, a: string) => void): void {
     this.handler = h;
   }
+  /** The probes given to stepAsideWhile; `busy` is what the main thread's own wait would see. */
+  probes: (() => boolean)[] = [];
+  stepAsideWhile(probe: () => boolean): void {
+    this.probes.push(probe);
+  }
+  get busy(): boolean {
+    return this.probes.some((probe) => probe());
+  }
   /** Set: every datagram is delivered in one buffer, overwritten after each call (as a ring-backed reader does). */
   reuse: Uint8Array | undefined;
   deliver(data: Uint8Array, port: number, address = CLIENT): void {
@@ -308,8 +316,11 @@ describe("DtlsServer", () => {
     const { udp, establish, fromClient, client, scheduled, server, session } = fixture();
     establish();
     expect(scheduled).toEqual([]); // the handshake alone schedules nothing
+    expect(udp.busy).toBe(false);
     udp.deliver(fromClient([0x03, 1, 2, 3, 4]), 40000); // the first MTU probe
     expect(scheduled.map((s) => s.ms)).toEqual([20, 100, 300]);
+    // While a nudge is due, the main thread's own UDP wait steps aside so the timer runs on time.
+    expect(udp.busy).toBe(true);
     udp.deliver(fromClient([0x03, 5, 6, 7, 8]), 40000); // a second probe (binary search) or a DPD check
     expect(scheduled.length).toBe(3);
     const before = udp.sent.length;
@@ -322,9 +333,11 @@ describe("DtlsServer", () => {
       const opened = client.open(sent.data);
       expect(opened.ok && toHex(opened.value)).toBe("03");
     }
+    expect(udp.busy).toBe(true); // one more is due
     server.unregister(session); // the session ended before the last one came due
     scheduled[2]!.run();
     expect(udp.sent.length).toBe(before + 2);
+    expect(udp.busy).toBe(false); // none due: the wait may sleep again
   });
 
   test("a channel whose first record is not a DPD request (data; its first DPD check comes later) gets no nudge", () => {
