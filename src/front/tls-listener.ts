@@ -3,6 +3,7 @@ import type { Socket } from "node:net";
 import { createServer, type SecureContextOptions, type Server, type TLSSocket } from "node:tls";
 import type { CreateGcmKey } from "../runtime/gcm.ts";
 import type { OpenRawTcp } from "../runtime/raw-tcp.ts";
+import type { UdpSocket } from "../runtime/udp.ts";
 import { FramePool } from "../tunnel/frame-pool.ts";
 import { err, ok, type Result } from "../errors.ts";
 import type { AdmissionSlot, ConnectionAdmission } from "./connection-admission.ts";
@@ -61,9 +62,20 @@ export interface RecordSealing {
   writers: RecordWriters;
 }
 
-/** Record sealing when the runtime has both halves of it (Bun: libcrypto and libc through FFI). */
-export function recordSealing(createGcmKey: CreateGcmKey | undefined, openRawTcp: OpenRawTcp | undefined): RecordSealing | undefined {
-  return createGcmKey && openRawTcp && { openRawTcp, writers: new RecordWriters(createGcmKey, new FramePool(BATCH_BYTES, MAX_IDLE_BATCHES)) };
+/**
+ * Record sealing when the runtime has both halves of it (Bun: libcrypto and libc through FFI).
+ * `udp`, the DTLS socket beside it: its main-thread wait steps aside while a writer waits for its
+ * retry timer, which that wait could otherwise hold up to 20 ms.
+ */
+export function recordSealing(
+  createGcmKey: CreateGcmKey | undefined,
+  openRawTcp: OpenRawTcp | undefined,
+  udp?: Pick<UdpSocket, "stepAsideWhile">,
+): RecordSealing | undefined {
+  if (!createGcmKey || !openRawTcp) return undefined;
+  const writers = new RecordWriters(createGcmKey, new FramePool(BATCH_BYTES, MAX_IDLE_BATCHES));
+  udp?.stepAsideWhile?.(() => writers.retrying > 0);
+  return { openRawTcp, writers };
 }
 
 /** A batch holds a TUN read's worth of full-size records for one connection; a fuller one leaves early. */

@@ -444,9 +444,7 @@ export async function startGateway(config: GatewayConfig, deps: GatewayDeps): Pr
     };
   } else {
     const local = plane!;
-    const sealing = config.tlsRecordBatching ? recordSealing(deps.createGcmKey, deps.openRawTcp) : undefined;
-    // The main thread's own wait for datagrams must not hold a CSTP writer's retry timer.
-    if (sealing) udp?.stepAsideWhile?.(() => sealing.writers.retrying > 0);
+    const sealing = config.tlsRecordBatching ? recordSealing(deps.createGcmKey, deps.openRawTcp, udp) : undefined;
     const listener = await listenTls({
       host: config.listen,
       port: config.port,

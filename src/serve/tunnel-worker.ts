@@ -161,9 +161,7 @@ class TunnelWorker {
       ...(this.clientTrust && { clientCertificate: (socket) => this.clientCheck?.(socket) }),
     };
     const admission = (this.admission = new ConnectionAdmission({ maxPerAddress: FRONT_LIMITS.maxUnauthenticatedPerAddress, maxTotal: config.unauthenticated }));
-    const sealing = config.tlsRecordBatching ? recordSealing(this.deps.createGcmKey, this.deps.openRawTcp) : undefined;
-    // The main thread's own wait for datagrams must not hold a CSTP writer's retry timer.
-    if (sealing) udp?.stepAsideWhile?.(() => sealing.writers.retrying > 0);
+    const sealing = config.tlsRecordBatching ? recordSealing(this.deps.createGcmKey, this.deps.openRawTcp, udp) : undefined;
     const listening = await listenTls({
       host: "",
       port: 0,

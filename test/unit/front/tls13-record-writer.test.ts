@@ -1,5 +1,6 @@
 import { describe, expect, test } from "bun:test";
 import { createCipheriv, createDecipheriv } from "node:crypto";
+import { recordSealing } from "../../../src/front/tls-listener.ts";
 import { RecordWriters, Tls13RecordWriter, type TlsEnds } from "../../../src/front/tls13-record-writer.ts";
 import { nextTrafficSecret, trafficKeys, type Tls13Suite } from "../../../src/front/tls13-traffic-keys.ts";
 import type { CreateGcmKey } from "../../../src/runtime/gcm.ts";
@@ -235,5 +236,34 @@ describe("Tls13RecordWriter", () => {
     const data = kernel.reader.records.filter((r) => r.type === 23);
     expect(data.map(text)).toEqual(["r0", "r1", "r2", "r3", "r4", "r5", "r6", "r7"]);
     expect(data.map((r) => r.generation)).toEqual([1, 1, 1, 2, 2, 2, 3, 3]);
+  });
+});
+
+describe("recordSealing", () => {
+  test("gives the DTLS socket beside it a probe that holds while one of its writers waits for the retry timer", async () => {
+    const probes: (() => boolean)[] = [];
+    const udp = { stepAsideWhile: (probe: () => boolean) => void probes.push(probe) };
+    const sealing = recordSealing(nodeGcmKey, () => undefined, udp)!;
+    expect(probes).toHaveLength(1);
+    const busy = () => probes.some((probe) => probe());
+    const kernel = new FakeKernel();
+    const writer = Tls13RecordWriter.start(kernel, new FakeSocket(), SUITE, SECRET0, sealing.writers)!;
+    await turn();
+    expect(busy()).toBe(false);
+    kernel.room = 10;
+    writer.write(Buffer.from("a frame the kernel has no room for"));
+    await turn();
+    expect(busy()).toBe(true); // the main thread's own wait steps aside: its sleep would hold the timer
+    kernel.room = Infinity;
+    await new Promise((resolve) => setTimeout(resolve, 40)); // the retry timer
+    expect(busy()).toBe(false);
+  });
+
+  test("without the runtime's halves there is no sealing and no probe", () => {
+    const probes: (() => boolean)[] = [];
+    const udp = { stepAsideWhile: (probe: () => boolean) => void probes.push(probe) };
+    expect(recordSealing(undefined, () => undefined, udp)).toBeUndefined();
+    expect(recordSealing(nodeGcmKey, undefined, udp)).toBeUndefined();
+    expect(probes).toHaveLength(0);
   });
 });
