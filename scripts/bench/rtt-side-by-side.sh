@@ -13,7 +13,10 @@
 # and not a wait. Not a test: it prints figures.
 #   usage: scripts/bench/rtt-side-by-side.sh [OUT_DIR]     (root; apt-get install ocserv openconnect jq)
 # Knobs: ROUNDS (8), PINGS (300 per round, every 10 ms), WARM (a flood of 3000 first), MODES
-# ("dtls cstp"), OCSERV_PORT (4443), GW_FLAGS and GW_RUNTIME (as in vs-ocserv.sh), BENCH_DIR.
+# ("dtls cstp"), OCSERV_PORT (4443), GW_FLAGS and GW_RUNTIME (as in vs-ocserv.sh), BENCH_DIR,
+# ECHO: "icmp" (default; the LAN namespace's kernel answers, inside the gateway's TUN write) or
+# "udp" (a program in the LAN namespace answers, side-by-side/udp-echo.ts: the answer reaches
+# the gateway's TUN after its write, as a real server's does).
 set -euo pipefail
 repo=$(cd "$(dirname "$0")/../.." && pwd)
 bench=${BENCH_DIR:-$repo/../shared/bench}
@@ -24,9 +27,23 @@ ROUNDS=${ROUNDS:-8}
 PINGS=${PINGS:-300}
 WARM=${WARM:-3000}
 MODES=${MODES:-dtls cstp}
+ECHO=${ECHO:-icmp}
+ECHO_PORT=7777
+case "$ECHO" in icmp | udp) ;; *) echo "ECHO is icmp or udp" >&2; exit 2 ;; esac
+ECHO_PID=""
+side_by_side_stop_extra() { [ -n "$ECHO_PID" ] && stop_pid "$ECHO_PID" TERM 3; ECHO_PID=""; }
 . "$repo/scripts/bench/side-by-side/both-gateways.sh"
+bun=$repo/node_modules/.bin/bun
+if [ "$ECHO" = udp ]; then
+    ip netns exec "$NS_LAN" "$bun" "$repo/scripts/bench/side-by-side/udp-echo.ts" serve "$ECHO_PORT" > "$WORK/udp-echo.log" 2>&1 &
+    ECHO_PID=$!
+fi
 
 median_rtt() {  # target: the median of PINGS pings every 10 ms through whichever tunnel routes it
+    if [ "$ECHO" = udp ]; then
+        ip netns exec "$NS_CLIENT" "$bun" "$repo/scripts/bench/side-by-side/udp-echo.ts" ping "$1" "$ECHO_PORT" "$PINGS" 10
+        return
+    fi
     ip netns exec "$NS_CLIENT" ping -n -c "$PINGS" -i 0.01 -W1 "$1" 2>/dev/null |
         grep -o 'time=[0-9.]*' | cut -d= -f2 | sort -n | awk '{a[NR] = $1} END {if (NR) print a[int((NR + 1) / 2)]; else print "null"}'
 }
@@ -59,11 +76,11 @@ for mode in $MODES; do
 done
 
 cp "$SAMPLES" "$out/rtt-samples.jsonl"
-jq -rs --arg pings "$PINGS" '
+jq -rs --arg pings "$PINGS" --arg echo "$ECHO" '
     def med: sort | if length == 0 then null elif length % 2 == 1 then .[length / 2 | floor] else (.[length / 2 - 1] + .[length / 2]) / 2 end;
     def r3: . * 1000 | round / 1000;
     map(select(.kind == "rtt")) | group_by(.mode)[]
     | (map(select(.gw_ms != null and .ocserv_ms != null and .ocserv_ms > 0) | .gw_ms / .ocserv_ms)) as $ratios
-    | "\(.[0].mode): \(length) rounds of \($pings) pings at 10 ms, alternated; median of the rounds: gw \(map(.gw_ms) | med | r3) ms, ocserv \(map(.ocserv_ms) | med | r3) ms; gw/ocserv per round \($ratios | map(. * 100 | round / 100) | join(" ")), median \($ratios | med | . * 100 | round / 100) (goal: at most 1.2); CPU a ping beyond idle, median of the rounds: gw \(map(.gw_cpu_us_per_ping) | med) µs, ocserv \(map(.ocserv_cpu_us_per_ping) | med) µs (idle: \(map(.gw_idle_cpu_us_per_interval) | med) and \(map(.ocserv_idle_cpu_us_per_interval) | med) µs per 10 ms)"
+    | "\(.[0].mode): \(length) rounds of \($pings) pings (\($echo) echo) at 10 ms, alternated; median of the rounds: gw \(map(.gw_ms) | med | r3) ms, ocserv \(map(.ocserv_ms) | med | r3) ms; gw/ocserv per round \($ratios | map(. * 100 | round / 100) | join(" ")), median \($ratios | med | . * 100 | round / 100) (goal: at most 1.2); CPU a ping beyond idle, median of the rounds: gw \(map(.gw_cpu_us_per_ping) | med) µs, ocserv \(map(.ocserv_cpu_us_per_ping) | med) µs (idle: \(map(.gw_idle_cpu_us_per_interval) | med) and \(map(.ocserv_idle_cpu_us_per_interval) | med) µs per 10 ms)"
 ' "$SAMPLES" | tee "$out/rtt-compare.txt"
 echo "results in $out (logs in $WORK)"
