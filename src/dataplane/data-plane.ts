@@ -108,9 +108,11 @@ export class DataPlane {
       log: o.log,
     };
     o.tun.onPackets(this.onTunBatch);
-    // A runtime that waits for datagrams on this thread steps aside while TUN packets wait their turn.
+    // A runtime that waits for datagrams on this thread steps aside while TUN packets wait their
+    // turn, and reads the TUN itself while it sleeps there (a reply then skips the reader thread).
     const tun = o.tun;
     o.udp?.stepAsideWhile?.(() => tun.hasWaitingPackets?.() ?? false);
+    if (tun.heldByMainWait) o.udp?.alsoWaitFor?.(tun.heldByMainWait);
   }
 
   /** One batch read from the TUN: each packet to its session, then one sendmmsg for the DTLS records. */

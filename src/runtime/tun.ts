@@ -1,5 +1,6 @@
 import type { Result } from "../errors.ts";
 import type { Log } from "../log/log-line.ts";
+import type { HeldDescriptor } from "./held-descriptor.ts";
 
 /** What the gateway needs to create its TUN device (one shared device for all sessions). */
 export interface TunOptions {
@@ -59,6 +60,8 @@ export interface TunDevice {
   writeMany(packets: readonly Uint8Array[]): number;
   /** True while packets read from the device wait to be delivered (absent: never known). */
   hasWaitingPackets?(): boolean;
+  /** The device as the main thread's own wait for datagrams may hold and read it (UdpSocket.alsoWaitFor); absent where it cannot. */
+  readonly heldByMainWait?: HeldDescriptor;
   /** Stops the reader and closes the device (the kernel removes the interface). Idempotent. */
   close(): void;
 }

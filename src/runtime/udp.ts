@@ -1,5 +1,6 @@
 import type { Result } from "../errors.ts";
 import type { Log } from "../log/log-line.ts";
+import type { HeldDescriptor } from "./held-descriptor.ts";
 
 /** What a socket's reading side hands each datagram to; `data` is only valid during the call. */
 export type Receive = (data: Uint8Array, port: number, address: string) => void;
@@ -27,6 +28,12 @@ export interface UdpSocket {
    * waits (packets the TUN reader handed over, a CSTP writer's retry timer, a DTLS setup nudge).
    */
   stepAsideWhile?(busy: () => boolean): void;
+  /**
+   * Where the runtime waits for datagrams on the main thread itself, it sleeps on `source` too and
+   * reads it while it holds it (the TUN device: a reply reaching it while the thread sleeps skips
+   * the reader thread's hand-over).
+   */
+  alsoWaitFor?(source: HeldDescriptor): void;
   close(): void;
 }
 

@@ -41,6 +41,7 @@ async function checks(): Promise<ProbeReport> {
     // The main thread held the device for each write above; the worker must read again after it.
     out.readAfterWrites = await udpArrives(seen, "after-writes");
     out.waitingPackets = await waitingWhileQueued(dev, seen);
+    out.heldByMainWait = await heldByMainWait(dev, seen);
     out.busy = await sameNameBusy();
     out.second = await secondDevice();
   } finally {
@@ -86,6 +87,28 @@ async function waitingWhileQueued(dev: TunDevice, seen: Uint8Array[]): Promise<C
   const after = dev.hasWaitingPackets?.();
   const detail = `${queued()} of ${COUNT} arrived; deliveries saying more wait: ${answers.map((a) => (a ? 1 : 0)).join("")}; after them: ${after}`;
   return { ok: queued() === COUNT && answers[0] === true && after === false, detail };
+}
+
+/**
+ * The device as the main thread's own UDP wait holds it (held-descriptor.ts): while held, a packet
+ * that arrives stays for the main thread (the worker does not read it), readHeld delivers it at
+ * once, and after letGo the worker reads again.
+ */
+async function heldByMainWait(dev: TunDevice, seen: Uint8Array[]): Promise<Check> {
+  const held = dev.heldByMainWait;
+  if (!held) return { ok: false, detail: "no heldByMainWait" };
+  const isHeldPacket = (p: Uint8Array) => p[0]! >> 4 === 4 && p[9] === 17 && Buffer.from(p.subarray(headerLength(p) + 8)).toString() === "held";
+  const took = held.hold();
+  const sender = `const s = require("node:dgram").createSocket("udp4"); s.send("held", ${UDP_PORT}, "${PEER}", () => s.close());`;
+  execFileSync(process.execPath, ["-e", sender]);
+  await new Promise((r) => setTimeout(r, 100)); // time enough for the worker, were it listening
+  const byWorker = seen.filter(isHeldPacket).length;
+  const read = held.readHeld();
+  const byMain = seen.filter(isHeldPacket).length;
+  held.letGo();
+  const after = await udpArrives(seen, "after-held");
+  const detail = `hold=${took}; delivered while held, before readHeld: ${byWorker}; readHeld read ${read}, delivered ${byMain}; after letGo: ${after.detail}`;
+  return { ok: took && byWorker === 0 && read === 1 && byMain === 1 && after.ok, detail };
 }
 
 function run(cmd: string, ...args: string[]) {

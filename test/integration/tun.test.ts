@@ -98,6 +98,8 @@ describe.skipIf(!canRun)("TUN device in a network namespace", () => {
 
   test("hasWaitingPackets holds while slots the reader filled wait for the main thread, and not after", () => expectCheck("waitingPackets"));
 
+  test("held by the main thread's UDP wait, what arrives waits for readHeld, not the worker; after letGo the worker reads again", () => expectCheck("heldByMainWait"));
+
   test("same name twice is tun_busy; a second device works", () => {
     expectCheck("busy");
     expectCheck("second");

@@ -13,6 +13,9 @@ import type { UdpLibc } from "./udp-libc.ts";
  * being collected, and the kernel would then write into freed memory (Bun crashed in mimalloc's
  * scavenger that way).
  */
+/** The socket, the loop's epoll descriptor, a held descriptor (the TUN). */
+const MAX_EVENTS = 3;
+
 export function bunMainWaitIo(udp: UdpLibc): (fd: number, loopEpoll: number) => MainWaitIo | null {
   return (fd, loopEpoll) => {
     const libc = loadBunLibc();
@@ -23,8 +26,8 @@ export function bunMainWaitIo(udp: UdpLibc): (fd: number, loopEpoll: number) => 
       libc.close(epoll);
       return null;
     }
-    // Which descriptor woke the wait is never read: the socket is read until empty either way.
-    const ready = new Uint32Array(new ArrayBuffer(2 * EPOLL_EVENT_WORDS * 4));
+    // Which descriptor woke the wait is never read: each is read until empty (or its share) either way.
+    const ready = new Uint32Array(new ArrayBuffer(MAX_EVENTS * EPOLL_EVENT_WORDS * 4));
     const datagram = new Uint8Array(new ArrayBuffer(UDP_PAYLOAD_MAX));
     const source = new Uint8Array(new ArrayBuffer(SOCKADDR_BYTES));
     const sourceLength = new Uint32Array(new ArrayBuffer(4));
@@ -32,7 +35,8 @@ export function bunMainWaitIo(udp: UdpLibc): (fd: number, loopEpoll: number) => 
       datagram,
       source,
       sourceLength,
-      wait: (timeoutMs) => void libc.raw.epoll_wait(epoll, ready, 2, timeoutMs),
+      add: (other) => libc.epollCtl(epoll, EPOLL_CTL_ADD, other, listen) === 0,
+      wait: (timeoutMs) => void libc.raw.epoll_wait(epoll, ready, MAX_EVENTS, timeoutMs),
       read: () => udp.recvfrom(fd, datagram, UDP_PAYLOAD_MAX, MSG_DONTWAIT, source, sourceLength),
       close: () => void libc.close(epoll),
     };

@@ -1,6 +1,7 @@
 import { setImmediate } from "node:timers";
 import { epollWatching } from "../linux/open-descriptors.ts";
 import { readSockaddr, SOCKADDR_BYTES, SOCKADDR_IN6_BYTES, SOCKADDR_IN_BYTES } from "../linux/sockaddr.ts";
+import type { HeldDescriptor } from "../held-descriptor.ts";
 import type { Receive } from "../udp.ts";
 
 /**
@@ -22,6 +23,11 @@ import type { Receive } from "../udp.ts";
  * (the TUN reader's filled slots, one an immediate queued behind this one; a CSTP writer's retry
  * timer or a DTLS setup nudge, which must not run 20 ms late). It then stops as it does when
  * cold, and the next datagram through the runtime's path starts it again.
+ *
+ * Given a held descriptor (alsoWaitFor: the TUN device), it sleeps on that too, holding it from
+ * before each sleep to the end of the turn after (a microtask, so that the reads of replies the
+ * turn's writes queued run first): what reaches the TUN meanwhile is read here at once, not by the
+ * TUN's reader thread, which would then have to wake this one (held-descriptor.ts).
  */
 
 /** The longest sleep in gw's own wait: how late the loop's timers may run while datagrams flow. */
@@ -41,6 +47,8 @@ export interface MainWaitIo {
   readonly datagram: Uint8Array;
   readonly source: Uint8Array;
   readonly sourceLength: Uint32Array;
+  /** Adds another descriptor to the wait set (EPOLLIN); false when the kernel refuses. */
+  add(fd: number): boolean;
   /** epoll_wait on the wait set for at most `timeoutMs` (0: look only). */
   wait(timeoutMs: number): void;
   read(): number;
@@ -59,6 +67,8 @@ export interface MainWaitStats {
   asides: number;
   /** Times the wait stopped for want of datagrams. */
   colds: number;
+  /** Packets the wait read from its held descriptor (alsoWaitFor) right after a sleep. */
+  heldReads: number;
 }
 
 export interface MainWait {
@@ -66,6 +76,11 @@ export interface MainWait {
   heard(): void;
   /** While this probe holds (or any other given), the wait steps aside. */
   stepAsideWhile(busy: () => boolean): void;
+  /**
+   * Sleeps on `source` too, holding it for each sleep and the turn after (held-descriptor.ts);
+   * one source (a second is ignored). False when the kernel refuses it; nothing changes then.
+   */
+  alsoWaitFor(source: HeldDescriptor): boolean;
   readonly stats: MainWaitStats;
   close(): void;
 }
@@ -80,7 +95,10 @@ export function openMainWait(openIo: OpenMainWaitIo, fd: number, receive: Receiv
   const io = openIo(fd, loop);
   if (io === null) return null;
   const from = sourceReader(io.source);
-  const stats: MainWaitStats = { reads: 0, sleeps: 0, asides: 0, colds: 0 };
+  const stats: MainWaitStats = { reads: 0, sleeps: 0, asides: 0, colds: 0, heldReads: 0 };
+  let source: HeldDescriptor | null = null;
+  /** Queued at the end of a turn that held the source: after the microtasks its own work queued (a write's read of the reply). */
+  const letGo = () => source?.letGo();
   const probes: (() => boolean)[] = [];
   const busy = (): boolean => {
     for (const probe of probes) if (probe()) return true;
@@ -96,23 +114,29 @@ export function openMainWait(openIo: OpenMainWaitIo, fd: number, receive: Receiv
       running = false;
       return;
     }
-    if (busy()) {
+    // A source its own reader is reading (or whose reads wait for delivery) is not to be had now:
+    // its hand-over comes through the loop, so the wait steps aside as for a busy probe.
+    if (busy() || (source !== null && !source.hold())) {
       stats.asides++;
       running = false;
       return;
     }
     stats.sleeps++;
     io.wait(HOT_WAIT_MS);
+    if (source !== null) stats.heldReads += source.readHeld();
     let read = 0;
     while (read < READS_PER_TURN && !closed) {
       io.sourceLength[0] = SOCKADDR_BYTES;
       const n = io.read();
       if (n < 0) break;
       read++;
-      const source = from.read(io.sourceLength[0]!);
-      if (source !== null) receive(io.datagram.subarray(0, n), source.port, source.address);
+      const peer = from.read(io.sourceLength[0]!);
+      if (peer !== null) receive(io.datagram.subarray(0, n), peer.port, peer.address);
     }
     stats.reads += read;
+    // Given back after the microtasks the datagrams' handling queued: a write's read of its reply
+    // (TunDevice) runs first and finds the device still held, instead of taking it once more.
+    if (source !== null) queueMicrotask(letGo);
     const now = performance.now();
     if (read > 0 || heardSince) {
       lastHeard = now;
@@ -135,6 +159,11 @@ export function openMainWait(openIo: OpenMainWaitIo, fd: number, receive: Receiv
     },
     stepAsideWhile: (probe) => {
       probes.push(probe);
+    },
+    alsoWaitFor: (given) => {
+      if (source !== null || closed || !io.add(given.fd)) return false;
+      source = given;
+      return true;
     },
     stats,
     close: () => {

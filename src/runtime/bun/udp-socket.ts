@@ -1,4 +1,5 @@
 import { err, ok, type Result } from "../../errors.ts";
+import type { HeldDescriptor } from "../held-descriptor.ts";
 import type { OpenUdp, Receive, UdpSocket } from "../udp.ts";
 import type { GsoStats } from "../linux/udp-gso-sender.ts";
 import { raiseReceiveBuffer } from "../linux/socket-options.ts";
@@ -14,6 +15,7 @@ export interface BunUdpSocket extends UdpSocket {
   /** What the main thread's own wait for datagrams did (udp-main-wait.ts); null where Bun's loop delivers them all. */
   readonly mainWait: MainWaitStats | null;
   stepAsideWhile(busy: () => boolean): void;
+  alsoWaitFor(source: HeldDescriptor): void;
 }
 
 /** Where the socket comes from: bound here, or a descriptor another process bound (a worker's steered member). */
@@ -81,6 +83,7 @@ export async function bunUdpSocket(place: BunUdpPlace): Promise<BunUdpSocket> {
       handler = h;
     },
     stepAsideWhile: (busy) => wait?.stepAsideWhile(busy),
+    alsoWaitFor: (source) => void wait?.alsoWaitFor(source),
     mainWait: wait?.stats ?? null,
     close: () => {
       wait?.close();

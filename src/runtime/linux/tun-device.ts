@@ -130,6 +130,12 @@ async function tunDeviceOverFd(libc: TunLibc, workerUrl: URL, { fd, name, mtu, v
       return written;
     },
     hasWaitingPackets: () => open && reader.value.hasUndelivered(),
+    heldByMainWait: {
+      fd,
+      hold: () => open && reader.value.hold(),
+      readHeld: () => (open ? reader.value.readNow() : 0),
+      letGo: () => reader.value.letGo(),
+    },
     close() {
       if (!open) return;
       open = false;

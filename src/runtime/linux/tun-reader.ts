@@ -45,11 +45,18 @@ export interface TunReader {
    * holds the device (claim, or taken now on the same conditions); then gives it back. Called
    * right after a write: a reply the kernel produced while handling that write (a local answer, a
    * LAN host in the same machine) goes out without waking the worker and then the main thread
-   * again, two thread wake-ups that dominate a round trip.
+   * again, two thread wake-ups that dominate a round trip. While held (hold), it keeps the device.
    */
-  readNow(): void;
+  readNow(): number;
   /** True while slots the worker filled wait to be delivered (one a turn of the event loop). */
   hasUndelivered(): boolean;
+  /**
+   * Takes the device for the main thread's own wait (held-descriptor.ts), on claim's conditions;
+   * false when they do not hold. While held, readNow reads and delivers but keeps the device
+   * (a write's claim finds it taken), until letGo gives it back.
+   */
+  hold(): boolean;
+  letGo(): void;
   /** Stops the worker and waits until it no longer touches the fd. Idempotent. */
   stop(): void;
 }
@@ -149,6 +156,8 @@ export function startReader(
   const nowPackets: Uint8Array[] = [];
   const readRoom = MAX_PACKET + headerBytes;
   let claimed = false;
+  /** Claimed for the main thread's own wait (hold): readNow keeps the device until letGo. */
+  let held = false;
   /**
    * The TUN fd is out of the worker's wait set. While the main thread holds the device, a reply
    * its write caused would otherwise wake the worker, which could only wait for the release and
@@ -180,9 +189,10 @@ export function startReader(
     // If this fails the worker stays in the set: it may wake and wait, as it would without this.
     deafened = libc.epollCtl(epollFd, EPOLL_CTL_MOD, fd, deaf) === 0;
   };
-  const readNow = () => {
+  /** How many packets it delivered (0 when the device was not to be had). */
+  const readNow = (): number => {
     claim();
-    if (!claimed) return;
+    if (!claimed) return 0;
     try {
       let used = 0;
       nowSegments?.reset();
@@ -199,11 +209,23 @@ export function startReader(
       }
       // Delivered before the device goes back: waking a waiting worker is a system call, not
       // worth making before the reply is on its way.
-      if (nowPackets.length > 0) handler!(nowPackets);
+      const delivered = nowPackets.length;
+      if (delivered > 0) handler!(nowPackets);
+      return delivered;
     } finally {
       nowPackets.length = 0;
-      release();
+      if (!held) release();
     }
+  };
+  const hold = (): boolean => {
+    claim();
+    held = claimed;
+    return held;
+  };
+  const letGo = () => {
+    if (!held) return;
+    held = false;
+    if (claimed) release();
   };
 
   /**
@@ -235,6 +257,7 @@ export function startReader(
     // The pending waitAsync resolves (and finds the reader stopped) instead of staying behind.
     Atomics.add(words, filledIndex, 1);
     Atomics.notify(words, filledIndex);
+    held = false;
     if (claimed) release();
     if (Atomics.exchange(words, stateIndex, STOPPING) === RUNNING) {
       // Wake the worker from epoll_wait or from waiting on a full slot, then wait until it has left
@@ -249,7 +272,7 @@ export function startReader(
   };
 
   const hasUndelivered = (): boolean => !stopped && Atomics.load(words, filledIndex) !== delivered;
-  const reader: TunReader = { setHandler: (h) => (handler = h), claim, readNow, hasUndelivered, stop };
+  const reader: TunReader = { setHandler: (h) => (handler = h), claim, readNow, hasUndelivered, hold, letGo, stop };
 
   return new Promise((resolve) => {
     let started = false;

@@ -21,6 +21,7 @@ import { MemoryUdp, type SentDatagram } from "../../../src/runtime/memory/memory
 import type { ChannelSocket } from "../../../src/tunnel/cstp-channel.ts";
 import { CstpDecoder, CstpType, encodeFrame } from "../../../src/tunnel/cstp-codec.ts";
 import { tcp } from "../firewall/packets.ts";
+import type { HeldDescriptor } from "../../../src/runtime/held-descriptor.ts";
 
 const LAN = "198.51.100.10";
 const CLIENT_UDP = { address: "203.0.113.2", port: 40000 };
@@ -256,11 +257,16 @@ describe("the data plane in memory", () => {
     expect(g.drops.get("dtls_unknown_peer")).toBe(1);
   });
 
-  test("a UDP socket that waits on the main thread is told to step aside while the TUN holds packets for the loop's next turn", () => {
+  test("a UDP socket that waits on the main thread is told to step aside while the TUN holds packets for the loop's next turn, and to hold the TUN while it sleeps", () => {
     let waiting = false;
-    const tun = Object.assign(new MemoryTun(), { hasWaitingPackets: () => waiting });
+    const heldByMainWait: HeldDescriptor = { fd: 42, hold: () => true, readHeld: () => 0, letGo: () => {} };
+    const tun = Object.assign(new MemoryTun(), { hasWaitingPackets: () => waiting, heldByMainWait });
     let busy: (() => boolean) | undefined;
-    const udp = Object.assign(new MemoryUdp(), { stepAsideWhile: (probe: () => boolean) => void (busy = probe) });
+    let heldSource: HeldDescriptor | undefined;
+    const udp = Object.assign(new MemoryUdp(), {
+      stepAsideWhile: (probe: () => boolean) => void (busy = probe),
+      alsoWaitFor: (source: HeldDescriptor) => void (heldSource = source),
+    });
     const cidr = parseCidr("10.10.0.0/24");
     if (!cidr.ok) throw cidr.error;
     new DataPlane({
@@ -278,5 +284,6 @@ describe("the data plane in memory", () => {
     expect(busy?.()).toBe(false);
     waiting = true;
     expect(busy?.()).toBe(true);
+    expect(heldSource).toBe(heldByMainWait);
   });
 });

@@ -7,6 +7,8 @@
 import { afterEach, describe, expect, test } from "bun:test";
 import { COLD_AFTER_MS } from "../../../../src/runtime/bun/udp-main-wait.ts";
 import { openBunUdp, type BunUdpSocket } from "../../../../src/runtime/bun/udp-socket.ts";
+import { loadBunLibc } from "../../../../src/runtime/bun/tun-libc.ts";
+import { EFD_CLOEXEC, EFD_NONBLOCK } from "../../../../src/runtime/linux/tun-libc.ts";
 
 const opened: { close(): void }[] = [];
 afterEach(() => {
@@ -119,5 +121,80 @@ describe.skipIf(process.platform !== "linux")("Bun: the main thread's own wait f
     await Bun.sleep(100);
     expect(got.length).toBe(1);
     expect(socket.mainWait!.sleeps + socket.mainWait!.asides).toBeLessThanOrEqual(turns + 1);
+  });
+
+  /** An eventfd standing in for the TUN device: readable once written to. */
+  function heldStandIn() {
+    const libc = loadBunLibc();
+    const fd = libc.eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC);
+    if (fd < 0) throw new Error("eventfd failed");
+    opened.push({ close: () => void libc.close(fd) });
+    const counter = new Uint8Array(8);
+    return {
+      fd,
+      poke: () => libc.write(fd, new Uint8Array(new BigUint64Array([1n]).buffer)),
+      take: () => libc.read(fd, counter) === 8,
+    };
+  }
+
+  test("with a held descriptor (the TUN): held for each sleep, read right after it, given back after the microtasks the turn's datagrams queued", async () => {
+    const { socket } = await gateway("127.0.0.1");
+    const c = await client("127.0.0.1");
+    const standIn = heldStandIn();
+    const events: string[] = [];
+    let holding = false;
+    socket.alsoWaitFor({
+      fd: standIn.fd,
+      hold: () => {
+        events.push("hold");
+        return (holding = true);
+      },
+      readHeld: () => {
+        if (!holding) events.push("read while not held");
+        return standIn.take() ? (events.push("held read"), 1) : 0;
+      },
+      letGo: () => {
+        holding = false;
+        events.push("let go");
+      },
+    });
+    const got: number[] = [];
+    socket.onDatagram((data) => {
+      const n = new DataView(data.buffer, data.byteOffset).getUint32(0);
+      got.push(n);
+      events.push(`receive ${n}`);
+      // What a TUN write queues: its read of the reply, which must find the device still held.
+      queueMicrotask(() => events.push(holding ? `reply read ${n} while held` : `reply read ${n} after letting go`));
+    });
+    c.send(numbered(0), socket.port, "127.0.0.1");
+    await until(() => got.length === 1 && socket.mainWait!.sleeps > 0, "the first datagram and a sleep");
+    standIn.poke(); // a packet reaching the TUN
+    await until(() => socket.mainWait!.heldReads === 1, "the held read");
+    for (let n = 1; n <= 20; n++) c.send(numbered(n), socket.port, "127.0.0.1");
+    await until(() => got.length === 21, "the datagrams");
+    await Bun.sleep(30); // a turn that sleeps on nothing lets go too
+    expect(events).not.toContain("read while not held");
+    expect(events.filter((e) => e === "hold").length).toBe(events.filter((e) => e === "let go").length + (holding ? 1 : 0));
+    const read = events.indexOf("held read");
+    expect(events[read - 1]).toBe("hold");
+    expect(events[read + 1]).toBe("let go");
+    // Every datagram the wait read (all but the first, Bun's) had its reply read while still held.
+    for (let n = 1; n <= 20; n++) expect(events).toContain(`reply read ${n} while held`);
+    expect(socket.mainWait!.reads).toBe(20);
+  });
+
+  test("a held descriptor that cannot be had now (its reader is reading it) makes the wait step aside; Bun's callback delivers", async () => {
+    const { socket, got } = await gateway("127.0.0.1");
+    const c = await client("127.0.0.1");
+    const standIn = heldStandIn();
+    let reads = 0;
+    socket.alsoWaitFor({ fd: standIn.fd, hold: () => false, readHeld: () => ++reads, letGo: () => {} });
+    c.send(numbered(0), socket.port, "127.0.0.1");
+    await until(() => got.length === 1 && socket.mainWait!.asides > 0, "the first datagram, and the wait stepping aside");
+    for (let n = 1; n <= 30; n++) c.send(numbered(n), socket.port, "127.0.0.1");
+    await until(() => got.length === 31, "the datagrams");
+    expect(got.map((g) => g.n)).toEqual(Array.from({ length: 31 }, (_, n) => n));
+    expect(socket.mainWait!.sleeps).toBe(0);
+    expect(reads).toBe(0);
   });
 });

@@ -1,0 +1,20 @@
+/**
+ * A descriptor the main thread's own wait for datagrams (Bun on Linux, runtime/bun/udp-main-wait.ts)
+ * also sleeps on and reads itself: the TUN device, whose reader thread otherwise takes each packet
+ * and hands it over, waking two threads in turn for a reply that reaches the TUN while the main
+ * thread sleeps (a LAN server's answer). The wait holds the descriptor only while it sleeps and for
+ * the turn that follows; between turns the descriptor's own reader has it again, so a flood keeps
+ * both threads reading.
+ */
+export interface HeldDescriptor {
+  readonly fd: number;
+  /**
+   * Before a sleep: takes the descriptor from its own reader. False when it cannot now (that reader
+   * is reading it, or what it read still waits to be delivered); the wait then steps aside.
+   */
+  hold(): boolean;
+  /** After the sleep, while held: reads what the descriptor has now and delivers it; how many packets. */
+  readHeld(): number;
+  /** After the turn's own work (a microtask queued at its end): gives the descriptor back. */
+  letGo(): void;
+}
