@@ -6,6 +6,9 @@ import type { MainWaitIo } from "./udp-main-wait.ts";
 import { loadBunLibc } from "./tun-libc.ts";
 import type { UdpLibc } from "./udp-libc.ts";
 
+/** The socket, the loop's epoll descriptor, a held descriptor (the TUN). */
+const MAX_EVENTS = 3;
+
 /**
  * The main thread's own wait for a UDP socket (udp-main-wait.ts) through bun:ffi: the epoll calls
  * the TUN device's libc binds (tun-libc.ts), recvfrom from the socket's (udp-libc.ts). The arrays
@@ -13,9 +16,6 @@ import type { UdpLibc } from "./udp-libc.ts";
  * being collected, and the kernel would then write into freed memory (Bun crashed in mimalloc's
  * scavenger that way).
  */
-/** The socket, the loop's epoll descriptor, a held descriptor (the TUN). */
-const MAX_EVENTS = 3;
-
 export function bunMainWaitIo(udp: UdpLibc): (fd: number, loopEpoll: number) => MainWaitIo | null {
   return (fd, loopEpoll) => {
     const libc = loadBunLibc();
