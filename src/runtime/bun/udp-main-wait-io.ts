@@ -1,8 +1,8 @@
-import { epollEvent, EPOLL_EVENT_WORDS } from "../linux/epoll-event.ts";
+import { readyEvents, readyTags, taggedEpollEvent } from "../linux/epoll-event.ts";
 import { SOCKADDR_BYTES } from "../linux/sockaddr.ts";
 import { EPOLL_CTL_ADD, EPOLLIN } from "../linux/tun-libc.ts";
 import { MSG_DONTWAIT, UDP_PAYLOAD_MAX } from "../linux/udp-gso-abi.ts";
-import type { MainWaitIo } from "./udp-main-wait.ts";
+import { READY_HELD, READY_LOOP, READY_SOCKET, type MainWaitIo } from "./udp-main-wait.ts";
 import { loadBunLibc } from "./tun-libc.ts";
 import type { UdpLibc } from "./udp-libc.ts";
 
@@ -21,13 +21,12 @@ export function bunMainWaitIo(udp: UdpLibc): (fd: number, loopEpoll: number) => 
     const libc = loadBunLibc();
     const epoll = libc.epollCreate();
     if (epoll < 0) return null;
-    const listen = epollEvent(EPOLLIN);
-    if (libc.epollCtl(epoll, EPOLL_CTL_ADD, fd, listen) !== 0 || libc.epollCtl(epoll, EPOLL_CTL_ADD, loopEpoll, listen) !== 0) {
+    const member = (tag: number) => taggedEpollEvent(EPOLLIN, tag);
+    if (libc.epollCtl(epoll, EPOLL_CTL_ADD, fd, member(READY_SOCKET)) !== 0 || libc.epollCtl(epoll, EPOLL_CTL_ADD, loopEpoll, member(READY_LOOP)) !== 0) {
       libc.close(epoll);
       return null;
     }
-    // Which descriptor woke the wait is never read: each is read until empty (or its share) either way.
-    const ready = new Uint32Array(new ArrayBuffer(MAX_EVENTS * EPOLL_EVENT_WORDS * 4));
+    const ready = readyEvents(MAX_EVENTS);
     const datagram = new Uint8Array(new ArrayBuffer(UDP_PAYLOAD_MAX));
     const source = new Uint8Array(new ArrayBuffer(SOCKADDR_BYTES));
     const sourceLength = new Uint32Array(new ArrayBuffer(4));
@@ -35,8 +34,11 @@ export function bunMainWaitIo(udp: UdpLibc): (fd: number, loopEpoll: number) => 
       datagram,
       source,
       sourceLength,
-      add: (other) => libc.epollCtl(epoll, EPOLL_CTL_ADD, other, listen) === 0,
-      wait: (timeoutMs) => void libc.raw.epoll_wait(epoll, ready, MAX_EVENTS, timeoutMs),
+      add: (held) => libc.epollCtl(epoll, EPOLL_CTL_ADD, held, member(READY_HELD)) === 0,
+      wait: (timeoutMs) => {
+        const count = libc.raw.epoll_wait(epoll, ready.bytes, MAX_EVENTS, timeoutMs) as number;
+        return count > 0 ? readyTags(ready, count) : 0; // -1: interrupted, as if nothing were ready
+      },
       read: () => udp.recvfrom(fd, datagram, UDP_PAYLOAD_MAX, MSG_DONTWAIT, source, sourceLength),
       close: () => void libc.close(epoll),
     };

@@ -25,9 +25,9 @@ import type { Receive } from "../udp.ts";
  * cold, and the next datagram through the runtime's path starts it again.
  *
  * Given a held descriptor (alsoWaitFor: the TUN device), it sleeps on that too, holding it from
- * before each sleep to the end of the turn after (a microtask, so that the reads of replies the
- * turn's writes queued run first): what reaches the TUN meanwhile is read here at once, not by the
- * TUN's reader thread, which would then have to wake this one (held-descriptor.ts).
+ * before a sleep to the end of the next busy turn, or of the last: what reaches the TUN meanwhile
+ * is read here at once, not by the TUN's reader thread, which would then have to wake this one
+ * (held-descriptor.ts).
  */
 
 /** The longest sleep in gw's own wait: how late the loop's timers may run while datagrams flow. */
@@ -36,6 +36,8 @@ export const HOT_WAIT_MS = 20;
 export const COLD_AFTER_MS = 1_000;
 /** At most this many datagrams a turn: the loop's own work (TLS, timers) runs in between. */
 const READS_PER_TURN = 256;
+/** A turn that read this many datagrams, or held packets, gives its held source back (a flood). */
+const BUSY_TURN = 8;
 
 /**
  * The system calls, through the runtime's FFI. The wait set holds `fd` and the loop's epoll
@@ -47,14 +49,19 @@ export interface MainWaitIo {
   readonly datagram: Uint8Array;
   readonly source: Uint8Array;
   readonly sourceLength: Uint32Array;
-  /** Adds another descriptor to the wait set (EPOLLIN); false when the kernel refuses. */
+  /** Adds the held descriptor to the wait set (EPOLLIN); false when the kernel refuses. */
   add(fd: number): boolean;
-  /** epoll_wait on the wait set for at most `timeoutMs` (0: look only). */
-  wait(timeoutMs: number): void;
+  /** epoll_wait on the wait set for at most `timeoutMs` (0: look only); which are ready (READY_* bits). */
+  wait(timeoutMs: number): number;
   read(): number;
   /** Closes the wait set (not the socket). */
   close(): void;
 }
+
+/** What a wait found ready, as bits: the socket, the loop's epoll descriptor, the held descriptor. */
+export const READY_SOCKET = 1;
+export const READY_LOOP = 2;
+export const READY_HELD = 4;
 
 /** Makes the wait set of `fd` and `loopEpoll`; null when the kernel refuses. */
 export type OpenMainWaitIo = (fd: number, loopEpoll: number) => MainWaitIo | null;
@@ -97,8 +104,17 @@ export function openMainWait(openIo: OpenMainWaitIo, fd: number, receive: Receiv
   const from = sourceReader(io.source);
   const stats: MainWaitStats = { reads: 0, sleeps: 0, asides: 0, colds: 0, heldReads: 0 };
   let source: HeldDescriptor | null = null;
-  /** Queued at the end of a turn that held the source: after the microtasks its own work queued (a write's read of the reply). */
-  const letGo = () => source?.letGo();
+  /** The source is held: from hold() before a sleep to letGo. */
+  let holding = false;
+  /**
+   * Queued at the end of a busy turn, or of the last one: after the microtasks the turn's own work
+   * queued (a write's read of the reply, which then finds the device still held).
+   */
+  const letGo = (): void => {
+    if (!holding) return;
+    holding = false;
+    source?.letGo();
+  };
   const probes: (() => boolean)[] = [];
   const busy = (): boolean => {
     for (const probe of probes) if (probe()) return true;
@@ -111,21 +127,25 @@ export function openMainWait(openIo: OpenMainWaitIo, fd: number, receive: Receiv
 
   const turn = (): void => {
     if (closed) {
+      letGo();
       running = false;
       return;
     }
     // A source its own reader is reading (or whose reads wait for delivery) is not to be had now:
     // its hand-over comes through the loop, so the wait steps aside as for a busy probe.
-    if (busy() || (source !== null && !source.hold())) {
+    if (busy() || (source !== null && !holding && !(holding = source.hold()))) {
+      letGo();
       stats.asides++;
       running = false;
       return;
     }
     stats.sleeps++;
-    io.wait(HOT_WAIT_MS);
-    if (source !== null) stats.heldReads += source.readHeld();
+    // Only what woke it is read: a read that finds nothing is a system call for nothing.
+    const ready = io.wait(HOT_WAIT_MS);
+    const heldRead = holding && ready & READY_HELD ? source!.readHeld() : 0;
+    stats.heldReads += heldRead;
     let read = 0;
-    while (read < READS_PER_TURN && !closed) {
+    while (ready & READY_SOCKET && read < READS_PER_TURN && !closed) {
       io.sourceLength[0] = SOCKADDR_BYTES;
       const n = io.read();
       if (n < 0) break;
@@ -134,14 +154,17 @@ export function openMainWait(openIo: OpenMainWaitIo, fd: number, receive: Receiv
       if (peer !== null) receive(io.datagram.subarray(0, n), peer.port, peer.address);
     }
     stats.reads += read;
-    // Given back after the microtasks the datagrams' handling queued: a write's read of its reply
-    // (TunDevice) runs first and finds the device still held, instead of taking it once more.
-    if (source !== null) queueMicrotask(letGo);
+    // After a busy turn the source goes back to its reader (a microtask: the reads of replies the
+    // turn's writes queued run first and find the device still held): during a flood both threads
+    // read. A quiet turn keeps it for the next sleep, which saves taking it back and forth (two
+    // epoll_ctl calls) at every datagram, many thousands a second with thousands of idle sessions.
+    if (holding && (read >= BUSY_TURN || heldRead >= BUSY_TURN)) queueMicrotask(letGo);
     const now = performance.now();
     if (read > 0 || heardSince) {
       lastHeard = now;
       heardSince = false;
     } else if (now - lastHeard > COLD_AFTER_MS) {
+      if (holding) queueMicrotask(letGo);
       stats.colds++;
       running = false;
       return;
@@ -169,6 +192,7 @@ export function openMainWait(openIo: OpenMainWaitIo, fd: number, receive: Receiv
     close: () => {
       if (closed) return;
       closed = true;
+      letGo();
       io.close();
     },
   };

@@ -137,25 +137,27 @@ describe.skipIf(process.platform !== "linux")("Bun: the main thread's own wait f
     };
   }
 
-  test("with a held descriptor (the TUN): held for each sleep, read right after it, given back after the microtasks the turn's datagrams queued", async () => {
+  test("with a held descriptor (the TUN): held from before a sleep, read right after it, kept through quiet turns, given back after a busy turn's microtasks and when cold", async () => {
     const { socket } = await gateway("127.0.0.1");
     const c = await client("127.0.0.1");
     const standIn = heldStandIn();
     const events: string[] = [];
     let holding = false;
+    let readHeldCalls = 0;
     socket.alsoWaitFor({
       fd: standIn.fd,
       hold: () => {
-        events.push("hold");
+        events.push(holding ? "hold while held" : "hold");
         return (holding = true);
       },
       readHeld: () => {
+        readHeldCalls++;
         if (!holding) events.push("read while not held");
         return standIn.take() ? (events.push("held read"), 1) : 0;
       },
       letGo: () => {
+        events.push(holding ? "let go" : "let go while not held");
         holding = false;
-        events.push("let go");
       },
     });
     const got: number[] = [];
@@ -170,17 +172,24 @@ describe.skipIf(process.platform !== "linux")("Bun: the main thread's own wait f
     await until(() => got.length === 1 && socket.mainWait!.sleeps > 0, "the first datagram and a sleep");
     standIn.poke(); // a packet reaching the TUN
     await until(() => socket.mainWait!.heldReads === 1, "the held read");
-    for (let n = 1; n <= 20; n++) c.send(numbered(n), socket.port, "127.0.0.1");
-    await until(() => got.length === 21, "the datagrams");
-    await Bun.sleep(30); // a turn that sleeps on nothing lets go too
+    for (let n = 1; n <= 5; n++) {
+      c.send(numbered(n), socket.port, "127.0.0.1"); // quiet turns: one datagram each
+      await until(() => got.length === n + 1, `datagram ${n}`);
+    }
+    expect(events.filter((e) => e === "hold")).toHaveLength(1); // kept through the quiet turns
+    expect(events).not.toContain("let go");
+    for (let n = 6; n <= 25; n++) c.send(numbered(n), socket.port, "127.0.0.1"); // one busy turn
+    await until(() => got.length === 26 && events.includes("let go"), "the burst, then letting go");
+    // Let go after the burst's own reads of replies, not before them.
+    expect(events.indexOf("let go")).toBeGreaterThan(events.indexOf("reply read 25 while held"));
+    for (let n = 1; n <= 25; n++) expect(events).toContain(`reply read ${n} while held`);
+    await until(() => socket.mainWait!.colds === 1, "the wait going cold");
+    expect(holding).toBe(false); // cold, the reader has it back
     expect(events).not.toContain("read while not held");
-    expect(events.filter((e) => e === "hold").length).toBe(events.filter((e) => e === "let go").length + (holding ? 1 : 0));
-    const read = events.indexOf("held read");
-    expect(events[read - 1]).toBe("hold");
-    expect(events[read + 1]).toBe("let go");
-    // Every datagram the wait read (all but the first, Bun's) had its reply read while still held.
-    for (let n = 1; n <= 20; n++) expect(events).toContain(`reply read ${n} while held`);
-    expect(socket.mainWait!.reads).toBe(20);
+    expect(events).not.toContain("hold while held");
+    expect(events).not.toContain("let go while not held");
+    expect(socket.mainWait!.reads).toBe(25);
+    expect(readHeldCalls).toBe(1); // read when it woke the wait, not after every sleep
   });
 
   test("a held descriptor that cannot be had now (its reader is reading it) makes the wait step aside; Bun's callback delivers", async () => {
