@@ -1,0 +1,52 @@
+#!/usr/bin/env bash
+# Where a ping's time goes on gw's serving thread, between its system calls: openconnect in the
+# shared harness's network namespaces, a warm-up flood, then bpftrace on gw's main thread while
+# pings go every INTERVAL seconds (profile/ping-stages.bt). Per ping, averages in µs of: the wake-up
+# to the client's record being read; that read to the TUN write (decryption, checks, routing); the
+# TUN write itself (the kernel forwards the packet and, on this harness, the LAN's echo comes back
+# inside it); the write to the reply's read; that read to the send (routing, sealing); the send;
+# the send to the next epoll call (the runtime's loop looking, or gw's own wait). Through CSTP the
+# TUN's hand-over (one epoll_ctl each way) falls inside the second and the fifth. Run it at
+# INTERVAL=0.01 and 0.001 to see what cold caches cost.
+# One gateway process (without --workers: the main thread serves). A diagnosis, not a figure for
+# the goals (bpftrace adds about a µs a probe).
+#   usage: scripts/bench/ping-stages.sh [dtls|cstp] [OUT_DIR]   (root; bpftrace, openconnect; the binary in dist/)
+# Knobs: BENCH_DIR (default ../shared/bench beside the repo), PINGS (default 300), INTERVAL (default
+# 0.01), WARM (flood pings first, default 3000).
+set -euo pipefail
+repo=$(cd "$(dirname "$0")/../.." && pwd)
+BENCH_DIR=${BENCH_DIR:-$repo/../shared/bench}
+mode=${1:-dtls}
+out=${2:-$(mktemp -d /tmp/gw-ping-stages.XXXXXX)}
+case "$mode" in dtls | cstp) ;; *) echo "usage: $0 [dtls|cstp] [OUT_DIR]" >&2; exit 2 ;; esac
+[ -f "$BENCH_DIR/lib.sh" ] || { echo "bench harness not found at $BENCH_DIR (set BENCH_DIR)" >&2; exit 1; }
+command -v bpftrace >/dev/null || { echo "bpftrace is needed (apt-get install bpftrace)" >&2; exit 1; }
+mkdir -p "$out"
+. "$BENCH_DIR/lib.sh"
+. "$repo/scripts/bench/gw-under-bench.sh"
+GW_NAME=gw
+gw_prepare() { bash -c "$GW_PREPARE_CMD"; GW_CMD="$GW_RUN_CMD"; }
+WORK=$(mktemp -d "/tmp/${BENCH_PREFIX}work.XXXXXX"); chmod 755 "$WORK"
+SAMPLES=$WORK/samples.jsonl; : > "$SAMPLES"
+trap bench_cleanup EXIT
+if ! ip netns list | awk '{print $1}' | grep -qx "$NS_GW"; then "$BENCH_DIR/netns-up.sh" >&2; CREATED_NETNS=1; fi
+make_credentials; gw_prepare; gw_start
+extra=(); [ "$mode" = cstp ] && extra=(--no-dtls)
+oc_start "$OC_IF" "$LAN_NET" "${extra[@]}"
+wait_ping "$OC_PID" 20 || die "the tunnel did not pass a ping"
+[ "$mode" = dtls ] && { wait_log "$WORK/oc-$OC_IF.log" 'Established DTLS connection' 5 || die "DTLS was not established"; }
+ip netns exec "$NS_CLIENT" ping -q -f -c "${WARM:-3000}" "$LAN_ADDR" > /dev/null 2>&1 || true
+# The TUN's descriptor in gw: the one open on /dev/net/tun (gw opens one queue in a single process).
+tun_fd=$(for fd in /proc/"$GW_PID"/fd/*; do [ "$(readlink "$fd")" = /dev/net/tun ] && basename "$fd"; done | head -1)
+[ -n "$tun_fd" ] || die "no /dev/net/tun descriptor in gw ($GW_PID)"
+pings=${PINGS:-300}
+interval=${INTERVAL:-0.01}
+bpftrace "$repo/scripts/bench/profile/ping-stages.bt" "$GW_PID" "$tun_fd" > "$out/stages.txt" 2> "$out/bpftrace.log" &
+bt_pid=$!
+sleep 2 # bpftrace attaches its probes
+ping_out=$(ip netns exec "$NS_CLIENT" ping -n -c "$pings" -i "$interval" -W1 "$LAN_ADDR" 2>&1 || true)
+kill -INT "$bt_pid" 2> /dev/null || true
+wait "$bt_pid" || true
+echo "$mode, a ping every $interval s: $(printf '%s\n' "$ping_out" | tail -1)"
+awk '/^@/ { gsub(/[@:,]/, ""); printf "  %-22s %6s µs a ping over %s\n", $1, $5, $3 }' "$out/stages.txt"
+echo "results in $out"
