@@ -210,7 +210,12 @@ export class DtlsServer {
     // A copy: the handshake keeps parts of its datagrams (the ClientHello, its random) for the next
     // one, and the socket's buffer is valid only during this call (a Deno worker's reader reuses it).
     const step = peer.handshake.receive(data.slice());
-    for (const datagram of step.send) this.o.udp.send(datagram, port, peer.address);
+    for (const datagram of step.send) if (!this.o.udp.send(datagram, port, peer.address)) this.o.drops.count("udp_send_failed");
+    // Rare, and worth a line: a client that never receives our last flight gives DTLS up after
+    // 12 s (openconnect 9.01) and waits that long with its tunnel down.
+    if (peer.channel && step.send.length > 0) {
+      this.o.log(logLine`dtls handshake flight sent again session=${peer.binding.session.id} peer=${peerName(peer)}: the client repeated its last flight (ours was lost or late)`);
+    }
     if (step.done && !peer.channel) {
       const binding = peer.binding;
       const channel = new DtlsChannel(new ChannelOptions(this.o, this.outbox, peer, this.deadlines, this.nudge, step.done));

@@ -141,6 +141,50 @@ describe("DtlsServer", () => {
     expect(tunnel.channel).toBe("dtls");
   });
 
+  test("PSK: our final flight lost, the client repeats its own; the server sends its final flight again, says so once, and the client completes", () => {
+    const udp = new FakeUdp();
+    const lines: string[] = [];
+    const drops = new DropCounters();
+    const server = new DtlsServer({ udp, drops, now: Date.now, log: (line) => lines.push(line) });
+    const { session } = new SessionRegistry(60_000, Date.now).create({ user: "alice", group: "g", policy: { routes: [], excludeRoutes: [], dns: [] }, configHash: "h" });
+    const psk = new Uint8Array(randomBytes(32));
+    const appId = new Uint8Array(randomBytes(32));
+    const tunnel = new SessionTunnel(() => {});
+    server.register(toHex(appId), { session, tunnel, mode: { kind: "psk", psk }, dpdSeconds: 30, onPacket: () => {} } as unknown as DtlsBinding);
+    const client = new DtlsClientHandshake({ kind: "psk", psk, appId });
+    const exchange = (toServer: Uint8Array[], deliverAnswers: boolean) => {
+      const sentBefore = udp.sent.length;
+      for (const datagram of toServer) udp.deliver(datagram, 40000);
+      const answers = udp.sent.slice(sentBefore);
+      const next: Uint8Array[] = [];
+      if (deliverAnswers) for (const { data } of answers) next.push(...client.receive(data).send);
+      return { answers, next };
+    };
+    const finalFlight = exchange(exchange(client.start(), true).next, false); // ServerHello..Done answered; our CCS+Finished lost
+    expect(finalFlight.answers.length).toBeGreaterThan(0);
+    expect(tunnel.channel).toBe("dtls"); // the server is done
+    expect(client.state).not.toBe("established");
+    expect(lines.filter((l) => l.includes("sent again"))).toEqual([]);
+    const again = exchange(client.retransmit(), true);
+    expect(again.answers.map((a) => toHex(a.data))).toEqual(finalFlight.answers.map((a) => toHex(a.data)));
+    expect(client.state).toBe("established");
+    expect(lines.filter((l) => l.includes("dtls handshake flight sent again") && l.includes(session.id))).toHaveLength(1);
+    expect(drops.byReason.get("udp_send_failed")).toBeUndefined();
+  });
+
+  test("a handshake datagram the socket refuses to send is counted as udp_send_failed", () => {
+    const udp = new FakeUdp();
+    udp.send = () => false;
+    const drops = new DropCounters();
+    const server = new DtlsServer({ udp, drops, now: Date.now, log: () => {} });
+    const { session } = new SessionRegistry(60_000, Date.now).create({ user: "alice", group: "g", policy: { routes: [], excludeRoutes: [], dns: [] }, configHash: "h" });
+    const psk = new Uint8Array(randomBytes(32));
+    const appId = new Uint8Array(randomBytes(32));
+    server.register(toHex(appId), { session, tunnel: new SessionTunnel(() => {}), mode: { kind: "psk", psk }, dpdSeconds: 30, onPacket: () => {} } as unknown as DtlsBinding);
+    for (const datagram of new DtlsClientHandshake({ kind: "psk", psk, appId }).start()) udp.deliver(datagram, 40000);
+    expect(drops.byReason.get("udp_send_failed")).toBeGreaterThan(0);
+  });
+
   test("data in both directions: typed packets, bare packets (spec dialect) answered in kind", () => {
     const { udp, establish, tunnel, packets, fromClient, client, server } = fixture();
     establish();
