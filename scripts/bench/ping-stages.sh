@@ -19,23 +19,9 @@ BENCH_DIR=${BENCH_DIR:-$repo/../shared/bench}
 mode=${1:-dtls}
 out=${2:-$(mktemp -d /tmp/gw-ping-stages.XXXXXX)}
 case "$mode" in dtls | cstp) ;; *) echo "usage: $0 [dtls|cstp] [OUT_DIR]" >&2; exit 2 ;; esac
-[ -f "$BENCH_DIR/lib.sh" ] || { echo "bench harness not found at $BENCH_DIR (set BENCH_DIR)" >&2; exit 1; }
 command -v bpftrace >/dev/null || { echo "bpftrace is needed (apt-get install bpftrace)" >&2; exit 1; }
 mkdir -p "$out"
-. "$BENCH_DIR/lib.sh"
-. "$repo/scripts/bench/gw-under-bench.sh"
-GW_NAME=gw
-gw_prepare() { bash -c "$GW_PREPARE_CMD"; GW_CMD="$GW_RUN_CMD"; }
-WORK=$(mktemp -d "/tmp/${BENCH_PREFIX}work.XXXXXX"); chmod 755 "$WORK"
-SAMPLES=$WORK/samples.jsonl; : > "$SAMPLES"
-trap bench_cleanup EXIT
-if ! ip netns list | awk '{print $1}' | grep -qx "$NS_GW"; then "$BENCH_DIR/netns-up.sh" >&2; CREATED_NETNS=1; fi
-make_credentials; gw_prepare; gw_start
-extra=(); [ "$mode" = cstp ] && extra=(--no-dtls)
-oc_start "$OC_IF" "$LAN_NET" "${extra[@]}"
-wait_ping "$OC_PID" 20 || die "the tunnel did not pass a ping"
-[ "$mode" = dtls ] && { wait_log "$WORK/oc-$OC_IF.log" 'Established DTLS connection' 5 || die "DTLS was not established"; }
-ip netns exec "$NS_CLIENT" ping -q -f -c "${WARM:-3000}" "$LAN_ADDR" > /dev/null 2>&1 || true
+. "$repo/scripts/bench/one-pinged-session.sh"
 # The TUN's descriptor in gw: the one open on /dev/net/tun (gw opens one queue in a single process).
 tun_fd=$(for fd in /proc/"$GW_PID"/fd/*; do [ "$(readlink "$fd")" = /dev/net/tun ] && basename "$fd"; done | head -1)
 [ -n "$tun_fd" ] || die "no /dev/net/tun descriptor in gw ($GW_PID)"

@@ -92,6 +92,17 @@ const ipv4 = (src: number[]) => {
   return p;
 };
 
+/** A DtlsServer with one session registered for PSK-NEGOTIATE, and a client (the load generator's) holding its keys. */
+function pskFixture(udp: FakeUdp, o: { drops?: DropCounters; log?: (line: string) => void } = {}) {
+  const server = new DtlsServer({ udp, drops: o.drops ?? new DropCounters(), now: Date.now, log: o.log ?? (() => {}) });
+  const { session } = new SessionRegistry(60_000, Date.now).create({ user: "alice", group: "g", policy: { routes: [], excludeRoutes: [], dns: [] }, configHash: "h" });
+  const psk = new Uint8Array(randomBytes(32));
+  const appId = new Uint8Array(randomBytes(32));
+  const tunnel = new SessionTunnel(() => {});
+  server.register(toHex(appId), { session, tunnel, mode: { kind: "psk", psk }, dpdSeconds: 30, onPacket: () => {} } as unknown as DtlsBinding);
+  return { server, session, tunnel, client: new DtlsClientHandshake({ kind: "psk", psk, appId }) };
+}
+
 describe("DtlsServer", () => {
   test("answers the captured ClientHello exactly as ocserv did, and the captured MTU probe with the identical echo", () => {
     const { udp, establish, tunnel, d, channels } = fixture();
@@ -118,13 +129,7 @@ describe("DtlsServer", () => {
   test("the same for a PSK handshake, whose ClientHello is read again when the client's key exchange arrives", () => {
     const udp = new FakeUdp();
     udp.reuse = new Uint8Array(4096);
-    const server = new DtlsServer({ udp, drops: new DropCounters(), now: Date.now, log: () => {} });
-    const { session } = new SessionRegistry(60_000, Date.now).create({ user: "alice", group: "g", policy: { routes: [], excludeRoutes: [], dns: [] }, configHash: "h" });
-    const psk = new Uint8Array(randomBytes(32));
-    const appId = new Uint8Array(randomBytes(32));
-    const tunnel = new SessionTunnel(() => {});
-    server.register(toHex(appId), { session, tunnel, mode: { kind: "psk", psk }, dpdSeconds: 30, onPacket: () => {} } as unknown as DtlsBinding);
-    const client = new DtlsClientHandshake({ kind: "psk", psk, appId });
+    const { tunnel, client } = pskFixture(udp);
     let toServer = client.start();
     let established = false;
     for (let round = 0; round < 4 && !established; round++) {
@@ -145,13 +150,7 @@ describe("DtlsServer", () => {
     const udp = new FakeUdp();
     const lines: string[] = [];
     const drops = new DropCounters();
-    const server = new DtlsServer({ udp, drops, now: Date.now, log: (line) => lines.push(line) });
-    const { session } = new SessionRegistry(60_000, Date.now).create({ user: "alice", group: "g", policy: { routes: [], excludeRoutes: [], dns: [] }, configHash: "h" });
-    const psk = new Uint8Array(randomBytes(32));
-    const appId = new Uint8Array(randomBytes(32));
-    const tunnel = new SessionTunnel(() => {});
-    server.register(toHex(appId), { session, tunnel, mode: { kind: "psk", psk }, dpdSeconds: 30, onPacket: () => {} } as unknown as DtlsBinding);
-    const client = new DtlsClientHandshake({ kind: "psk", psk, appId });
+    const { session, tunnel, client } = pskFixture(udp, { drops, log: (line) => lines.push(line) });
     const exchange = (toServer: Uint8Array[], deliverAnswers: boolean) => {
       const sentBefore = udp.sent.length;
       for (const datagram of toServer) udp.deliver(datagram, 40000);
@@ -176,12 +175,8 @@ describe("DtlsServer", () => {
     const udp = new FakeUdp();
     udp.send = () => false;
     const drops = new DropCounters();
-    const server = new DtlsServer({ udp, drops, now: Date.now, log: () => {} });
-    const { session } = new SessionRegistry(60_000, Date.now).create({ user: "alice", group: "g", policy: { routes: [], excludeRoutes: [], dns: [] }, configHash: "h" });
-    const psk = new Uint8Array(randomBytes(32));
-    const appId = new Uint8Array(randomBytes(32));
-    server.register(toHex(appId), { session, tunnel: new SessionTunnel(() => {}), mode: { kind: "psk", psk }, dpdSeconds: 30, onPacket: () => {} } as unknown as DtlsBinding);
-    for (const datagram of new DtlsClientHandshake({ kind: "psk", psk, appId }).start()) udp.deliver(datagram, 40000);
+    const { client } = pskFixture(udp, { drops });
+    for (const datagram of client.start()) udp.deliver(datagram, 40000);
     expect(drops.byReason.get("udp_send_failed")).toBeGreaterThan(0);
   });
 
