@@ -41,6 +41,8 @@ interface Peer {
    * (issue 13: memory per session).
    */
   handshake: DtlsServerHandshake | undefined;
+  /** Our last flight was sent again (logged once a peer: each repeat needs a new authentic record, yet the client sets the pace). */
+  flightResent?: true;
   channel?: DtlsChannel;
   startedAt: number;
   dpd: DeadPeerDetector;
@@ -213,7 +215,8 @@ export class DtlsServer {
     for (const datagram of step.send) if (!this.o.udp.send(datagram, port, peer.address)) this.o.drops.count("udp_send_failed");
     // Rare, and worth a line: a client that never receives our last flight gives DTLS up after
     // 12 s (openconnect 9.01) and waits that long with its tunnel down.
-    if (peer.channel && step.send.length > 0) {
+    if (peer.channel && step.send.length > 0 && !peer.flightResent) {
+      peer.flightResent = true;
       this.o.log(logLine`dtls handshake flight sent again session=${peer.binding.session.id} peer=${peerName(peer)}: the client repeated its last flight (ours was lost or late)`);
     }
     if (step.done && !peer.channel) {
