@@ -5,7 +5,10 @@
 # to the client's record being read; that read to the TUN write (decryption, checks, routing); the
 # TUN write itself (the kernel forwards the packet and, on this harness, the LAN's echo comes back
 # inside it); the write to the reply's read; that read to the send (routing, sealing); the send;
-# the send to the next epoll call (the runtime's loop looking, or gw's own wait). Through CSTP the
+# the send to the next epoll call (the runtime's loop looking, or gw's own wait). Each counts gw's
+# time on a CPU only; when another task took the CPU inside a stage (openconnect, woken by the send
+# on the same CPU, preempts gw there in about a third of the pings), its time is printed apart as
+# "off a CPU in" the stage's letter, with how many pings it hit. Through CSTP the
 # TUN's hand-over (one epoll_ctl each way) falls inside the second and the fifth. Run it at
 # INTERVAL=0.01 and 0.001 to see what cold caches cost.
 # One gateway process (without --workers: the main thread serves). A diagnosis, not a figure for
@@ -34,5 +37,7 @@ ping_out=$(ip netns exec "$NS_CLIENT" ping -n -c "$pings" -i "$interval" -W1 "$L
 kill -INT "$bt_pid" 2> /dev/null || true
 wait "$bt_pid" || true
 echo "$mode, a ping every $interval s: $(printf '%s\n' "$ping_out" | tail -1)"
-awk '/^@/ { gsub(/[@:,]/, ""); printf "  %-22s %6s µs a ping over %s\n", $1, $5, $3 }' "$out/stages.txt"
+awk '/^@/ { gsub(/[@:,]/, "")
+    if ($1 ~ /^h_off_cpu/) { split($1, k, /[][]/); printf "  %-22s %6s µs, in %s pings\n", "off a CPU in " k[2], $5, $3 }
+    else printf "  %-22s %6s µs a ping over %s\n", $1, $5, $3 }' "$out/stages.txt"
 echo "results in $out"
