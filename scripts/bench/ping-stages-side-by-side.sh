@@ -9,7 +9,7 @@
 # read (d), that read to the send (e: sealing), the send (f), the send to the next wait (g, after
 # the reply left), and the time another task held the CPU inside those stages (openconnect,
 # woken by the send, often preempts the sender there), a ping. a, b, d and e are each gateway's
-# own work on the way of the ping; c and f are the kernel's, alike for both. A diagnosis, not a
+# own work on the way of the ping; c and f are mostly the kernel's. A diagnosis, not a
 # figure for the goals (bpftrace adds about a µs a probe).
 #   usage: scripts/bench/ping-stages-side-by-side.sh [OUT_DIR]   (root; bpftrace, ocserv, openconnect, jq)
 # Knobs: ROUNDS (3), PINGS (300), INTERVAL (0.01), WARM (3000), MODES ("dtls cstp"), OCSERV_PORT
@@ -30,11 +30,7 @@ BT_PID=""
 side_by_side_stop_extra() { [ -n "$BT_PID" ] && kill -INT "$BT_PID" 2>/dev/null; BT_PID=""; }
 . "$repo/scripts/bench/side-by-side/both-gateways.sh"
 
-tun_fd_of() {   # pid: the descriptor it holds open on /dev/net/tun
-    local fd
-    for fd in /proc/"$1"/fd/*; do [ "$(readlink "$fd")" = /dev/net/tun ] && { basename "$fd"; return; }; done
-    die "no /dev/net/tun descriptor in $1"
-}
+. "$repo/scripts/bench/profile/tun-fd.sh"
 
 ocserv_worker() {   # the ocserv worker serving the one session (its comm is ocserv-worker)
     local pid
@@ -45,9 +41,10 @@ ocserv_worker() {   # the ocserv worker serving the one session (its comm is ocs
 }
 
 stages_of() {   # gateway tid target mode round: bpftrace on tid while PINGS pings go to target; one sample
-    local gateway=$1 tid=$2 target=$3 mode=$4 round=$5 file
+    local gateway=$1 tid=$2 target=$3 mode=$4 round=$5 file tun_fd
     file=$out/$mode-$round-$gateway.txt
-    bpftrace "$repo/scripts/bench/profile/ping-stages.bt" "$tid" "$(tun_fd_of "$tid")" > "$file" 2> "$file.log" &
+    tun_fd=$(tun_fd_of "$tid")
+    bpftrace "$repo/scripts/bench/profile/ping-stages.bt" "$tid" "$tun_fd" > "$file" 2> "$file.log" &
     BT_PID=$!
     sleep 2 # bpftrace attaches its probes
     ip netns exec "$NS_CLIENT" ping -n -q -c "$PINGS" -i "$INTERVAL" -W1 "$target" > /dev/null 2>&1 || true

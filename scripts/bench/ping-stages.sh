@@ -25,9 +25,8 @@ case "$mode" in dtls | cstp) ;; *) echo "usage: $0 [dtls|cstp] [OUT_DIR]" >&2; e
 command -v bpftrace >/dev/null || { echo "bpftrace is needed (apt-get install bpftrace)" >&2; exit 1; }
 mkdir -p "$out"
 . "$repo/scripts/bench/one-pinged-session.sh"
-# The TUN's descriptor in gw: the one open on /dev/net/tun (gw opens one queue in a single process).
-tun_fd=$(for fd in /proc/"$GW_PID"/fd/*; do [ "$(readlink "$fd")" = /dev/net/tun ] && basename "$fd"; done | head -1)
-[ -n "$tun_fd" ] || die "no /dev/net/tun descriptor in gw ($GW_PID)"
+. "$repo/scripts/bench/profile/tun-fd.sh"
+tun_fd=$(tun_fd_of "$GW_PID")
 pings=${PINGS:-300}
 interval=${INTERVAL:-0.01}
 bpftrace "$repo/scripts/bench/profile/ping-stages.bt" "$GW_PID" "$tun_fd" > "$out/stages.txt" 2> "$out/bpftrace.log" &
