@@ -1,4 +1,4 @@
-import { get16, get32, onesSum, PROTO_TCP, put16, put32, TCP_CWR, TCP_FIN, TCP_PSH } from "./ip-packet.ts";
+import { get16, get32, PROTO_TCP, put16, put32, TCP_CWR, TCP_FIN, TCP_PSH } from "./ip-packet.ts";
 import {
   VNET_CSUM_OFFSET,
   VNET_CSUM_START,
@@ -11,6 +11,7 @@ import {
   VNET_GSO_TYPE,
   vnetField16,
 } from "./virtio-net-hdr.ts";
+import { WordSummedBuffer } from "./word-sum.ts";
 
 /** gso_type's ECN bit: the stream uses ECN (CWR goes on the first segment only, as for any TSO). */
 const VNET_GSO_ECN = 0x80;
@@ -22,14 +23,17 @@ const VNET_GSO_ECN = 0x80;
  * packets whose checksum it left to complete (NEEDS_CSUM). `expand` turns one read into the IP
  * packets a client expects: each segment gets its own IP and TCP header (lengths, IPv4 id and
  * header checksum, sequence number, FIN and PSH on the last only, CWR on the first only) and its
- * TCP checksum. Segments are written into one scratch buffer, valid until the next `reset`.
+ * TCP checksum. Segments are written into one scratch buffer, valid until the next `reset`, each
+ * from a 4-byte boundary so that its checksum is summed a word at a time (word-sum.ts).
  */
 export class TcpSegmenter {
-  private scratch: Uint8Array;
+  private scratch: WordSummedBuffer;
   private used = 0;
+  /** The word view of the last buffer read from (a reader hands the same one each time). */
+  private input: WordSummedBuffer | null = null;
 
   constructor(scratchBytes = 256 * 1024) {
-    this.scratch = new Uint8Array(scratchBytes);
+    this.scratch = new WordSummedBuffer(new Uint8Array(scratchBytes));
   }
 
   /** Starts a new delivery: the segments handed out before are no longer needed. */
@@ -53,7 +57,7 @@ export class TcpSegmenter {
         if (csumStart + csumOffset + 2 > length) return false;
         // The field holds the pseudo-header's sum: summing from csum_start over it completes it.
         const from = start + csumStart;
-        put16(data, from + csumOffset, ~onesSum(data, from, length - csumStart, 0) & 0xffff);
+        put16(data, from + csumOffset, ~this.summed(data).sum(from, length - csumStart, 0) & 0xffff);
       }
       out.push(data.subarray(start, start + length));
       return true;
@@ -72,17 +76,19 @@ export class TcpSegmenter {
     const payload = length - headers;
     if (payload <= 0) return false; // also a TCP header longer than the read
     const segments = Math.ceil(payload / mss);
-    const need = segments * headers + payload;
-    if (this.scratch.length - this.used < need) this.grow(need);
+    const need = segments * (headers + 3) + payload;
+    if (this.scratch.bytes.length - this.used < need) this.grow(need);
     const seq = get32(data, tcp + 4);
     const id = v4 ? get16(data, start + 4) : 0;
     const tcpFlags = data[tcp + 13]!;
+    const template = data.subarray(start, start + headers);
+    const summed = this.scratch;
+    const s = summed.bytes;
     for (let i = 0; i < segments; i++) {
       const offset = i * mss;
       const size = Math.min(mss, payload - offset);
       const base = this.used;
-      const s = this.scratch;
-      s.set(data.subarray(start, start + headers), base);
+      s.set(template, base);
       s.set(data.subarray(start + headers + offset, start + headers + offset + size), base + headers);
       const segTcp = base + ipBytes;
       const tcpLength = headers - ipBytes + size;
@@ -90,7 +96,7 @@ export class TcpSegmenter {
         put16(s, base + 2, headers + size);
         put16(s, base + 4, (id + i) & 0xffff);
         put16(s, base + 10, 0);
-        put16(s, base + 10, ~onesSum(s, base, ipBytes, 0) & 0xffff);
+        put16(s, base + 10, ~summed.sum(base, ipBytes, 0) & 0xffff);
       } else {
         put16(s, base + 4, tcpLength);
       }
@@ -100,17 +106,22 @@ export class TcpSegmenter {
       if (i > 0) f &= ~TCP_CWR;
       s[segTcp + 13] = f;
       put16(s, segTcp + 16, 0);
-      const pseudo = v4 ? onesSum(s, base + 12, 8, PROTO_TCP + tcpLength) : onesSum(s, base + 8, 32, PROTO_TCP + tcpLength);
-      put16(s, segTcp + 16, ~onesSum(s, segTcp, tcpLength, pseudo) & 0xffff);
+      const pseudo = v4 ? summed.sum(base + 12, 8, PROTO_TCP + tcpLength) : summed.sum(base + 8, 32, PROTO_TCP + tcpLength);
+      put16(s, segTcp + 16, ~summed.sum(segTcp, tcpLength, pseudo) & 0xffff);
       out.push(s.subarray(base, base + headers + size));
-      this.used += headers + size;
+      this.used = (base + headers + size + 3) & ~3;
     }
     return true;
   }
 
   /** A bigger scratch for this delivery; segments already handed out keep the old one. */
   private grow(need: number): void {
-    this.scratch = new Uint8Array(Math.max(need, this.scratch.length * 2));
+    this.scratch = new WordSummedBuffer(new Uint8Array(Math.max(need, this.scratch.bytes.length * 2)));
     this.used = 0;
+  }
+
+  private summed(data: Uint8Array): WordSummedBuffer {
+    if (this.input?.bytes !== data) this.input = new WordSummedBuffer(data);
+    return this.input;
   }
 }
