@@ -10,7 +10,10 @@
 # rounds: Mbit/s, the gw/ocserv ratio, Mbit per gateway CPU-second. Not a test: it prints figures.
 #   usage: scripts/bench/throughput-side-by-side.sh [OUT_DIR]   (root; apt-get install ocserv openconnect iperf3 jq)
 # Knobs: ROUNDS (5), SECS (6 per iperf3 run), MODES ("dtls cstp"), DIRS ("down up"), OCSERV_PORT
-# (4443), GW_FLAGS and GW_RUNTIME (as in vs-ocserv.sh), BENCH_DIR.
+# (4443), GW_FLAGS and GW_RUNTIME (as in vs-ocserv.sh), BENCH_DIR. RATE (iperf3's -b, e.g. 400M)
+# holds each run to that rate: both gateways then carry the same load, and Mbit per gateway
+# CPU-second compares their cost per bit alone, where at full speed a download's rate is set by
+# the client's losses (docs/benchmarks.md) and moves each gateway's CPU with it.
 set -euo pipefail
 repo=$(cd "$(dirname "$0")/../.." && pwd)
 bench=${BENCH_DIR:-$repo/../shared/bench}
@@ -19,6 +22,7 @@ mkdir -p "$out"
 [ -f "$bench/lib.sh" ] && [ -f "$bench/anchor-ocserv.sh" ] || { echo "bench harness not found at $bench (set BENCH_DIR)" >&2; exit 1; }
 ROUNDS=${ROUNDS:-5}
 SECS=${SECS:-6}
+RATE=${RATE:-}
 MODES=${MODES:-dtls cstp}
 DIRS=${DIRS:-down up}
 . "$repo/scripts/bench/side-by-side/both-gateways.sh"
@@ -32,6 +36,7 @@ sleep 0.3
 run_of() {  # target dir gateway_pid: "mbit_per_s cpu_us client_udp_drops" of one iperf3 run
     local args=(-c "$1" -p "$IPERF_PORT" -t "$SECS" -J) cpu0 drops0 mbps
     [ "$2" = down ] && args+=(-R)
+    [ -n "${RATE:-}" ] && args+=(-b "$RATE")
     cpu0=$(tree_cpu_us "$3"); drops0=$(udp_rcvbuf_errors "$NS_CLIENT")
     mbps=$(ip netns exec "$NS_CLIENT" iperf3 "${args[@]}" 2>/dev/null | jq '.end.sum_received.bits_per_second // empty | . / 1e6 | . * 10 | round / 10' 2>/dev/null || true)
     echo "${mbps:-null} $(( $(tree_cpu_us "$3") - cpu0 )) $(( $(udp_rcvbuf_errors "$NS_CLIENT") - drops0 ))"
@@ -56,7 +61,7 @@ for mode in $MODES; do
 done
 
 cp "$SAMPLES" "$out/throughput-samples.jsonl"
-jq -rs --arg secs "$SECS" '
+jq -rs --arg secs "$SECS" --arg rate "$RATE" '
     def med: sort | if length == 0 then null elif length % 2 == 1 then .[length / 2 | floor] else (.[length / 2 - 1] + .[length / 2]) / 2 end;
     def r1: . * 10 | round / 10;
     def r2: . * 100 | round / 100;
@@ -64,6 +69,6 @@ jq -rs --arg secs "$SECS" '
     map(select(.kind == "throughput" and .gw_mbps != null and .ocserv_mbps != null and .ocserv_mbps > 0)) | group_by([.mode, .dir])[]
     | (map(.gw_mbps / .ocserv_mbps)) as $ratios
     | (map(per_cpu(.gw_mbps; .gw_cpu_us)) | med) as $gpc | (map(per_cpu(.ocserv_mbps; .ocserv_cpu_us)) | med) as $opc
-    | "\(.[0].mode) \(.[0].dir): \(length) rounds of \($secs) s, alternated; median of the rounds: gw \(map(.gw_mbps) | med | r1) Mbit/s, ocserv \(map(.ocserv_mbps) | med | r1); gw/ocserv per round \($ratios | map(r2) | join(" ")), median \($ratios | med | r2) (goal: at least 1.2); Mbit per gateway CPU-second gw \($gpc | r1), ocserv \($opc | r1), ratio \(if $opc then ($gpc / $opc | r2) else null end); datagrams lost at the client, median a run: gw \(map(.gw_client_udp_drops) | med), ocserv \(map(.ocserv_client_udp_drops) | med)"
+    | "\(.[0].mode) \(.[0].dir): \(length) rounds of \($secs) s\(if $rate != "" then " held to \($rate)bit/s" else "" end), alternated; median of the rounds: gw \(map(.gw_mbps) | med | r1) Mbit/s, ocserv \(map(.ocserv_mbps) | med | r1); gw/ocserv per round \($ratios | map(r2) | join(" ")), median \($ratios | med | r2) (goal: at least 1.2); Mbit per gateway CPU-second gw \($gpc | r1), ocserv \($opc | r1), ratio \(if $opc then ($gpc / $opc | r2) else null end); datagrams lost at the client, median a run: gw \(map(.gw_client_udp_drops) | med), ocserv \(map(.ocserv_client_udp_drops) | med)"
 ' "$SAMPLES" | tee "$out/throughput-compare.txt"
 echo "results in $out (logs in $WORK)"
