@@ -26,6 +26,6 @@ wait "$perf_pid" || true
 echo "$mode: $(printf '%s\n' "$ping_out" | tail -1)"
 dump=$(ls "$out"/jit/jit-*-"$GW_PID".dump 2> /dev/null | head -1)
 [ -n "$dump" ] || die "no JIT dump of the gateway ($GW_PID) in $out/jit"
-perf script -i "$out/perf.data" -F ip,sym,dso 2> /dev/null > "$out/perf.txt"
+perf script -i "$out/perf.data" -F time,ip,sym,dso 2> /dev/null > "$out/perf.txt"
 "$repo/node_modules/.bin/bun" "$repo/scripts/bench/profile/perf-by-function.ts" "$dump" "$out/perf.txt" | tee "$out/report.txt"
 echo "results in $out"

@@ -1,5 +1,5 @@
 /**
- * Reads `perf script -F ip,sym,dso` (call graphs, one thread) with a JavaScriptCore JIT dump and
+ * Reads `perf script -F time,ip,sym,dso` (call graphs) with a JavaScriptCore JIT dump and
  * prints where the samples went: the kernel, the runtime's own code, libraries, JavaScript; which
  * JavaScript callbacks the work ran under; and each JavaScript function's share, counting what it
  * calls in the runtime and libraries as its own and the kernel's work apart.
@@ -15,22 +15,41 @@ export interface Frame {
   dso: string;
 }
 
-/** One sample per blank-line-separated block; innermost frame first. */
-export function parsePerfScript(text: string): Frame[][] {
-  const samples: Frame[][] = [];
+export interface Sample {
+  /** When perf took it (ns, CLOCK_MONOTONIC), where the text has sample times (`-F time,...`). */
+  time?: bigint;
+  /** Innermost frame first. */
+  frames: Frame[];
+}
+
+/**
+ * One sample per blank-line-separated block. A block's header line (not indented: comm, pid, the
+ * time "12345.678901:") gives the sample's time; the indented lines are its frames.
+ */
+export function parsePerfScript(text: string): Sample[] {
+  const samples: Sample[] = [];
   let current: Frame[] = [];
+  let time: bigint | undefined;
+  const end = () => {
+    if (current.length > 0) samples.push(time === undefined ? { frames: current } : { time, frames: current });
+    current = [];
+    time = undefined;
+  };
   for (const raw of text.split("\n")) {
     const line = raw.trim();
     if (line === "") {
-      if (current.length > 0) samples.push(current);
-      current = [];
+      end();
       continue;
     }
     const match = /^([0-9a-f]+)\s+(.*?)\s*\(([^)]*)\)$/.exec(line);
-    if (!match) continue; // a header line (comm, pid, time) when perf printed one
-    current.push({ address: BigInt(`0x${match[1]}`), symbol: match[2]!, dso: match[3]! });
+    if (match && raw.startsWith("\t")) {
+      current.push({ address: BigInt(`0x${match[1]}`), symbol: match[2]!, dso: match[3]! });
+      continue;
+    }
+    const stamp = /(\d+)\.(\d{1,9}):/.exec(line);
+    if (stamp) time = BigInt(stamp[1]!) * 1_000_000_000n + BigInt(stamp[2]!.padEnd(9, "0"));
   }
-  if (current.length > 0) samples.push(current);
+  end();
   return samples;
 }
 
@@ -59,10 +78,10 @@ const isGlue = (name: string) => /^JSC-(Thunk|ExtraCTIThunk|InlineCache|DFGThunk
 
 const bump = (map: Map<string, number>, key: string) => map.set(key, (map.get(key) ?? 0) + 1);
 
-export function analyse(samples: Frame[][], names: JitNames): Report {
+export function analyse(samples: Sample[], names: JitNames): Report {
   const report: Report = { samples: samples.length, leaves: new Map(), outsideJs: new Map(), roots: new Map(), userUnder: new Map(), kernelUnder: new Map() };
-  for (const frames of samples) {
-    const jit = frames.map((f) => names.nameOf(f.address));
+  for (const { time, frames } of samples) {
+    const jit = frames.map((f) => names.nameOf(f.address, time));
     const leaf = frames[0]!;
     bump(report.leaves, jit[0] !== undefined ? "JavaScript" : isKernel(leaf) ? "kernel" : isLibrary(leaf) ? libraryName(leaf.dso) : "runtime");
     const functions = jit.filter((n): n is string => n !== undefined && !isGlue(n));
@@ -97,7 +116,7 @@ export function formatReport(report: Report, top = 25): string {
 if (import.meta.main) {
   const [dump, script] = process.argv.slice(2);
   if (!dump) {
-    console.error("usage: bun scripts/bench/profile/perf-by-function.ts JITDUMP [PERF_SCRIPT_TEXT]   (perf script -F ip,sym,dso; else stdin)");
+    console.error("usage: bun scripts/bench/profile/perf-by-function.ts JITDUMP [PERF_SCRIPT_TEXT]   (perf script -F time,ip,sym,dso; else stdin)");
     process.exit(2);
   }
   const names = new JitNames(readJitDump(readFileSync(dump)));

@@ -7,7 +7,7 @@ import { functionName, JitNames, readJitDump } from "../../../scripts/bench/prof
 import { analyse, formatReport, parsePerfScript } from "../../../scripts/bench/profile/perf-by-function.ts";
 
 /** A jitdump as perf's format lays it out: a 40-byte header, then records (here code loads and one other). */
-function jitDump(codes: { start: number; size: number; name: string }[]): Uint8Array {
+function jitDump(codes: { start: number; size: number; name: string; at?: bigint }[]): Uint8Array {
   const parts: Uint8Array[] = [];
   const header = new DataView(new ArrayBuffer(40));
   header.setUint32(0, 0x4a695444, true);
@@ -24,6 +24,7 @@ function jitDump(codes: { start: number; size: number; name: string }[]): Uint8A
     const record = new DataView(new ArrayBuffer(total));
     record.setUint32(0, 0, true);
     record.setUint32(4, total, true);
+    record.setBigUint64(8, code.at ?? 0n, true);
     record.setBigUint64(16 + 16, BigInt(code.start), true);
     record.setBigUint64(16 + 24, BigInt(code.size), true);
     new Uint8Array(record.buffer).set(name, 16 + 40);
@@ -99,4 +100,29 @@ test("each sample is placed by its innermost frame, its outermost JavaScript cal
   expect(printed).toContain("5 samples");
   expect(printed).toContain(" 60.0 %  data");
   expect(printed).toContain(" 20.0 %  system call epoll_pwait2");
+});
+
+test("memory the JIT reused is named by the code loaded there last before the sample, as perf's times say", () => {
+  // At 1 s a function is compiled at 0x5000; at 2 s its memory holds another, longer one; at 3 s a
+  // third starts inside the second's range.
+  const reused = jitDump([
+    { start: 0x7f0000005000, size: 0x100, name: "JSC-Baseline: sizeCaps#Old111", at: 1_000_000_000n },
+    { start: 0x7f0000005000, size: 0x400, name: "JSC-FTL: onDatagram#New222", at: 2_000_000_000n },
+    { start: 0x7f0000005200, size: 0x80, name: "JSC-DFG: receive#Late33", at: 3_000_000_000n },
+  ]);
+  const names = new JitNames(readJitDump(reused));
+  expect(names.nameOf(0x7f0000005010n, 1_500_000_000n)).toBe("JSC-Baseline: sizeCaps#Old111");
+  expect(names.nameOf(0x7f0000005010n, 2_500_000_000n)).toBe("JSC-FTL: onDatagram#New222");
+  expect(names.nameOf(0x7f0000005210n, 2_500_000_000n)).toBe("JSC-FTL: onDatagram#New222");
+  expect(names.nameOf(0x7f0000005210n, 3_500_000_000n)).toBe("JSC-DFG: receive#Late33");
+  expect(names.nameOf(0x7f0000005300n, 3_500_000_000n)).toBe("JSC-FTL: onDatagram#New222"); // past the third's end
+  expect(names.nameOf(0x7f0000005010n)).toBe("JSC-FTL: onDatagram#New222"); // no time: the latest load
+  expect(names.nameOf(0x7f0000005010n, 500_000_000n)).toBe("JSC-Baseline: sizeCaps#Old111"); // before every load: the earliest
+  expect(names.nameOf(0x7f0000005400n, 3_500_000_000n)).toBeUndefined();
+
+  // The times come from perf script's header lines (-F time,ip,sym,dso), as sample times.
+  const text = [" 1.500000: ", "\t    7f0000005010 [unknown] ([unknown])", "", " 2.500000: ", "\t    7f0000005010 [unknown] ([unknown])", ""].join("\n");
+  const samples = parsePerfScript(text);
+  expect(samples.map((sample) => sample.time)).toEqual([1_500_000_000n, 2_500_000_000n]);
+  expect(Object.fromEntries(analyse(samples, names).userUnder)).toEqual({ sizeCaps: 1, onDatagram: 1 });
 });
