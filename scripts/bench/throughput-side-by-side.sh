@@ -36,7 +36,7 @@ sleep 0.3
 run_of() {  # target dir gateway_pid: "mbit_per_s cpu_us client_udp_drops" of one iperf3 run
     local args=(-c "$1" -p "$IPERF_PORT" -t "$SECS" -J) cpu0 drops0 mbps
     [ "$2" = down ] && args+=(-R)
-    [ -n "${RATE:-}" ] && args+=(-b "$RATE")
+    [ -n "$RATE" ] && args+=(-b "$RATE")
     cpu0=$(tree_cpu_us "$3"); drops0=$(udp_rcvbuf_errors "$NS_CLIENT")
     mbps=$(ip netns exec "$NS_CLIENT" iperf3 "${args[@]}" 2>/dev/null | jq '.end.sum_received.bits_per_second // empty | . / 1e6 | . * 10 | round / 10' 2>/dev/null || true)
     echo "${mbps:-null} $(( $(tree_cpu_us "$3") - cpu0 )) $(( $(udp_rcvbuf_errors "$NS_CLIENT") - drops0 ))"
@@ -69,6 +69,6 @@ jq -rs --arg secs "$SECS" --arg rate "$RATE" '
     map(select(.kind == "throughput" and .gw_mbps != null and .ocserv_mbps != null and .ocserv_mbps > 0)) | group_by([.mode, .dir])[]
     | (map(.gw_mbps / .ocserv_mbps)) as $ratios
     | (map(per_cpu(.gw_mbps; .gw_cpu_us)) | med) as $gpc | (map(per_cpu(.ocserv_mbps; .ocserv_cpu_us)) | med) as $opc
-    | "\(.[0].mode) \(.[0].dir): \(length) rounds of \($secs) s\(if $rate != "" then " held to \($rate)bit/s" else "" end), alternated; median of the rounds: gw \(map(.gw_mbps) | med | r1) Mbit/s, ocserv \(map(.ocserv_mbps) | med | r1); gw/ocserv per round \($ratios | map(r2) | join(" ")), median \($ratios | med | r2) (goal: at least 1.2); Mbit per gateway CPU-second gw \($gpc | r1), ocserv \($opc | r1), ratio \(if $opc then ($gpc / $opc | r2) else null end); datagrams lost at the client, median a run: gw \(map(.gw_client_udp_drops) | med), ocserv \(map(.ocserv_client_udp_drops) | med)"
+    | "\(.[0].mode) \(.[0].dir): \(length) rounds of \($secs) s\(if $rate != "" then " held to \($rate)bit/s" else "" end), alternated; median of the rounds: gw \(map(.gw_mbps) | med | r1) Mbit/s, ocserv \(map(.ocserv_mbps) | med | r1); gw/ocserv per round \($ratios | map(r2) | join(" ")), median \($ratios | med | r2) \(if $rate != "" then "(both held to one rate: not the throughput goal)" else "(goal: at least 1.2)" end); Mbit per gateway CPU-second gw \($gpc | r1), ocserv \($opc | r1), ratio \(if $opc then ($gpc / $opc | r2) else null end); datagrams lost at the client, median a run: gw \(map(.gw_client_udp_drops) | med), ocserv \(map(.ocserv_client_udp_drops) | med)"
 ' "$SAMPLES" | tee "$out/throughput-compare.txt"
 echo "results in $out (logs in $WORK)"
