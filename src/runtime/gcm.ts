@@ -4,7 +4,8 @@
  * (and allocates its output); a runtime that can reach the system's libcrypto gives this instead
  * (issue 13).
  *
- * A key made without a salt seals with a nonce the caller gives each record (seal); one made with
+ * A key made without a salt seals with a nonce the caller gives each record (seal), or, made with
+ * "open-with-nonces", opens that way (openWithNonce: the CSTP record reader); one made with
  * its direction's 4-byte salt opens DTLS 1.2 records (openRecordInPlace: the record carries the
  * rest of the nonce) or, when made to seal them, seals them (sealRecordInPlace: the key chooses the
  * rest). Never both ways. Buffers are read and written during the call only.
@@ -18,6 +19,13 @@ export interface GcmKey {
    * Nonce 12 bytes, AAD 13 bytes (DTLS 1.2) or 5 (TLS 1.3). Sealing keys only.
    */
   seal(nonce: Uint8Array, aad: Uint8Array, plaintext: Uint8Array, out: Uint8Array, outOffset: number, prefix?: number, suffix?: number): void;
+  /**
+   * Opens a TLS 1.3 record's body in place with the caller's nonce: `length` bytes of ciphertext
+   * in `buffer` from `offset`, the 16-byte tag right after them, `aad` the record's 5-byte header.
+   * True when it authenticates: the plaintext is then in place of the ciphertext; else those bytes
+   * are garbage. Keys made with "open-with-nonces" only; a runtime without it leaves it out.
+   */
+  openWithNonce?(nonce: Uint8Array, aad: Uint8Array, buffer: Uint8Array, offset: number, length: number): boolean;
   /**
    * Opens a DTLS 1.2 AES-GCM record's body in place, in one call as libssl does: `fragment` is the
    * explicit nonce (8 bytes) ‖ ciphertext ‖ tag (16), `pseudoHeader` the 13-byte AAD (epoch and
@@ -46,4 +54,4 @@ export interface GcmKey {
  * `records` is "seal"; without, one that seals with the caller's nonces. Undefined when the native
  * library is missing (callers fall back to node:crypto).
  */
-export type CreateGcmKey = (key: Uint8Array, salt?: Uint8Array, records?: "open" | "seal") => GcmKey | undefined;
+export type CreateGcmKey = (key: Uint8Array, salt?: Uint8Array, records?: "open" | "seal" | "open-with-nonces") => GcmKey | undefined;

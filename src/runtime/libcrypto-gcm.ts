@@ -21,6 +21,12 @@ export interface LibcryptoGcmCalls<Ctx> {
    * into `out` from `outOffset`.
    */
   sealWithNonce(ctx: Ctx, nonce: Uint8Array, aad: Uint8Array, plaintext: Uint8Array, out: Uint8Array, outOffset: number, prefix?: number, suffix?: number): void;
+  /**
+   * One record opened with the caller's nonce (GcmKey.openWithNonce): a new IV, the AAD, the
+   * ciphertext decrypted in place (`length` bytes of `buffer` from `offset`, the 16-byte tag
+   * right after them), the expected tag, the final block. True when the tag matched.
+   */
+  openWithNonce(ctx: Ctx, nonce: Uint8Array, aad: Uint8Array, buffer: Uint8Array, offset: number, length: number): boolean;
   /** EVP_CTRL_AEAD_TLS1_AAD with the 13-byte pseudo-header; libcrypto's answer (> 0 when taken). */
   recordAad(ctx: Ctx, pseudoHeader: Uint8Array): number;
   /** EVP_Cipher in place over `length` bytes of `buffer` from `offset` (inside it); libcrypto's answer (≥ 0 when done). */
@@ -40,9 +46,9 @@ export function libcryptoGcm<Ctx extends object | number | bigint>(calls: () => 
     // A record key works in libssl's record mode, its salt fixed: opening (enc 0), the rest of each
     // nonce is read from the record; sealing (enc 1), libcrypto draws the rest at random once and
     // counts up from there, writing it into each record.
-    const use: Use = !salt ? SEALS_WITH_NONCES : records === "seal" ? SEALS_RECORDS : OPENS_RECORDS;
+    const use: Use = !salt ? (records === "open-with-nonces" ? OPENS_WITH_NONCES : SEALS_WITH_NONCES) : records === "seal" ? SEALS_RECORDS : OPENS_RECORDS;
     const keyCopy = new Uint8Array(key);
-    const ctx = c.newContext(keyCopy, salt ? null : new Uint8Array(12), use !== OPENS_RECORDS);
+    const ctx = c.newContext(keyCopy, salt ? null : new Uint8Array(12), use === SEALS_WITH_NONCES || use === SEALS_RECORDS);
     keyCopy.fill(0);
     if (ctx === null) return undefined;
     if (salt && !c.setFixedIv(ctx, new Uint8Array(salt))) {
@@ -57,10 +63,13 @@ export function libcryptoGcm<Ctx extends object | number | bigint>(calls: () => 
 }
 
 /** What a key's context was set up for: its calls differ and must not mix. */
-type Use = typeof SEALS_WITH_NONCES | typeof OPENS_RECORDS | typeof SEALS_RECORDS;
+type Use = typeof SEALS_WITH_NONCES | typeof OPENS_RECORDS | typeof SEALS_RECORDS | typeof OPENS_WITH_NONCES;
 const SEALS_WITH_NONCES = 0;
 const OPENS_RECORDS = 1;
 const SEALS_RECORDS = 2;
+const OPENS_WITH_NONCES = 3;
+/** GCM's tag, after the ciphertext. */
+const TAG_BYTES = 16;
 
 /** One key's context. A class, not closures: three keys per session (issue 13: memory per session). */
 class LibcryptoGcmKey<Ctx extends object | number | bigint> implements GcmKey {
@@ -77,6 +86,13 @@ class LibcryptoGcmKey<Ctx extends object | number | bigint> implements GcmKey {
     if (this.disposed) throw new Error("AES-GCM key used after dispose"); // a freed context would crash the process
     if (this.use !== SEALS_WITH_NONCES) throw new Error("AES-GCM record key asked to seal with a nonce");
     this.c.sealWithNonce(this.ctx, nonce, aad, plaintext, out, outOffset, prefix, suffix);
+  }
+
+  openWithNonce(nonce: Uint8Array, aad: Uint8Array, buffer: Uint8Array, offset: number, length: number): boolean {
+    if (this.disposed) throw new Error("AES-GCM key used after dispose");
+    if (this.use !== OPENS_WITH_NONCES) throw new Error("AES-GCM key not made to open with nonces asked to open");
+    if (length < 0 || offset < 0 || offset + length + TAG_BYTES > buffer.length) return false;
+    return this.c.openWithNonce(this.ctx, nonce, aad, buffer, offset, length);
   }
 
   dispose(): void {

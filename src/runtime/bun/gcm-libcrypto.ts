@@ -6,6 +6,7 @@ import { loadOnce } from "../load-once.ts";
 /** AES-GCM through the system's OpenSSL 3 libcrypto with bun:ffi (the calls of libcrypto-gcm.ts). */
 
 const EVP_CTRL_GCM_GET_TAG = 0x10;
+const EVP_CTRL_GCM_SET_TAG = 0x11;
 const EVP_CTRL_GCM_SET_IV_FIXED = 0x12;
 const EVP_CTRL_AEAD_TLS1_AAD = 0x16;
 const LIBRARIES = ["libcrypto.so.3", "libcrypto.so"];
@@ -19,7 +20,8 @@ function load() {
         EVP_aes_128_gcm: { args: [], returns: "ptr" },
         EVP_aes_256_gcm: { args: [], returns: "ptr" },
         EVP_CipherInit_ex: { args: ["ptr", "ptr", "ptr", "ptr", "ptr", "i32"], returns: "i32" },
-        EVP_CipherUpdate: { args: ["ptr", "ptr", "ptr", "buffer", "i32"], returns: "i32" },
+        // The input as a pointer: a record opened in place is read and written at the same address.
+        EVP_CipherUpdate: { args: ["ptr", "ptr", "ptr", "ptr", "i32"], returns: "i32" },
         EVP_CipherFinal_ex: { args: ["ptr", "ptr", "ptr"], returns: "i32" },
         EVP_CIPHER_CTX_ctrl: { args: ["ptr", "i32", "i32", "ptr"], returns: "i32" },
         EVP_Cipher: { args: ["ptr", "ptr", "ptr", "u32"], returns: "i32" },
@@ -43,11 +45,11 @@ type Symbols = NonNullable<ReturnType<typeof load>>;
 class Libcrypto {
   readonly scratch = new Uint8Array(new ArrayBuffer(64));
   readonly outl: Pointer;
-  readonly oneByte: Uint8Array;
+  readonly oneBytePtr: Pointer;
 
   constructor(readonly c: Symbols) {
     this.outl = ptr(this.scratch);
-    this.oneByte = this.scratch.subarray(32, 33);
+    this.oneBytePtr = ptr(this.scratch, 32);
   }
 }
 
@@ -69,23 +71,32 @@ const calls = loadOnce((): LibcryptoGcmCalls<Pointer> | undefined => {
     free: (ctx) => c.EVP_CIPHER_CTX_free(ctx),
     sealWithNonce(ctx, nonce, aad, plaintext, out, outOffset, prefix, suffix) {
       c.EVP_CipherInit_ex(ctx, null, null, null, ptr(nonce), 1);
-      c.EVP_CipherUpdate(ctx, null, outl, aad, aad.length);
+      c.EVP_CipherUpdate(ctx, null, outl, ptr(aad), aad.length);
       let at = ptr(out, outOffset);
       if (prefix !== undefined) {
         // GCM streams: one byte now, the rest in the next update, same ciphertext as one call.
         lib.scratch[32] = prefix;
-        c.EVP_CipherUpdate(ctx, at, outl, lib.oneByte, 1);
+        c.EVP_CipherUpdate(ctx, at, outl, lib.oneBytePtr, 1);
         at = (at + 1) as Pointer;
       }
-      if (plaintext.length > 0) c.EVP_CipherUpdate(ctx, at, outl, plaintext, plaintext.length);
+      if (plaintext.length > 0) c.EVP_CipherUpdate(ctx, at, outl, ptr(plaintext), plaintext.length);
       at = (at + plaintext.length) as Pointer;
       if (suffix !== undefined) {
         lib.scratch[32] = suffix;
-        c.EVP_CipherUpdate(ctx, at, outl, lib.oneByte, 1);
+        c.EVP_CipherUpdate(ctx, at, outl, lib.oneBytePtr, 1);
         at = (at + 1) as Pointer;
       }
       c.EVP_CipherFinal_ex(ctx, at, outl);
       c.EVP_CIPHER_CTX_ctrl(ctx, EVP_CTRL_GCM_GET_TAG, 16, at);
+    },
+    openWithNonce(ctx, nonce, aad, buffer, offset, length) {
+      c.EVP_CipherInit_ex(ctx, null, null, null, ptr(nonce), 0);
+      c.EVP_CipherUpdate(ctx, null, outl, ptr(aad), aad.length);
+      const at = ptr(buffer, offset);
+      if (length > 0 && c.EVP_CipherUpdate(ctx, at, outl, at, length) !== 1) return false;
+      const tag = (at + length) as Pointer;
+      if (c.EVP_CIPHER_CTX_ctrl(ctx, EVP_CTRL_GCM_SET_TAG, 16, tag) !== 1) return false;
+      return c.EVP_CipherFinal_ex(ctx, tag, outl) === 1;
     },
     recordAad: (ctx, pseudoHeader) => c.EVP_CIPHER_CTX_ctrl(ctx, EVP_CTRL_AEAD_TLS1_AAD, 13, ptr(pseudoHeader)),
     cipherInPlace(ctx, buffer, offset, length) {

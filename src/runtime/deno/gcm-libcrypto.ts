@@ -10,6 +10,7 @@ import { loadOnce } from "../load-once.ts";
  * view's own offset), so a record sealed at an offset costs one view, and one opened none.
  */
 const EVP_CTRL_GCM_GET_TAG = 0x10;
+const EVP_CTRL_GCM_SET_TAG = 0x11;
 const EVP_CTRL_GCM_SET_IV_FIXED = 0x12;
 const EVP_CTRL_AEAD_TLS1_AAD = 0x16;
 
@@ -71,6 +72,15 @@ function load(): LibcryptoGcmCalls<Ctx> | undefined {
       const tail = out.subarray(at);
       c.EVP_CipherFinal_ex(ctx, tail, outl);
       c.EVP_CIPHER_CTX_ctrl(ctx, EVP_CTRL_GCM_GET_TAG, 16, tail);
+    },
+    openWithNonce(ctx, nonce, aad, buffer, offset, length) {
+      c.EVP_CipherInit_ex(ctx, null, null, null, nonce, 0);
+      update(ctx, null, aad);
+      const body = buffer.subarray(offset, offset + length);
+      if (length > 0 && c.EVP_CipherUpdate(ctx, body, outl, body, length) !== 1) return false;
+      const tag = buffer.subarray(offset + length, offset + length + 16);
+      if (c.EVP_CIPHER_CTX_ctrl(ctx, EVP_CTRL_GCM_SET_TAG, 16, tag) !== 1) return false;
+      return c.EVP_CipherFinal_ex(ctx, tag, outl) === 1;
     },
     recordAad: (ctx, pseudoHeader) => c.EVP_CIPHER_CTX_ctrl(ctx, EVP_CTRL_AEAD_TLS1_AAD, 13, pseudoHeader),
     cipherInPlace(ctx, buffer, offset, length) {

@@ -235,4 +235,42 @@ describe("native AES-GCM record protection", () => {
     const plain = server.openRecord(parsed(record))!;
     expect(plain.buffer).toBe(record.buffer);
   });
+
+  test("a key made to open with nonces opens node:crypto's sealing in place at any offset, each length, and nothing tampered", () => {
+    for (const keyLength of [16, 32]) {
+      const key = new Uint8Array(randomBytes(keyLength));
+      const opener = createGcmKey(key, undefined, "open-with-nonces")!;
+      expect(opener.openWithNonce).toBeDefined();
+      for (const size of [0, 1, 15, 16, 17, 100, 1400, 16385]) {
+        const nonce = new Uint8Array(randomBytes(12));
+        const aad = new Uint8Array(randomBytes(5));
+        const pt = new Uint8Array(randomBytes(size));
+        const cipher = createCipheriv(keyLength === 16 ? "aes-128-gcm" : "aes-256-gcm", key, nonce, { authTagLength: 16 });
+        cipher.setAAD(aad);
+        const sealed = Buffer.concat([cipher.update(pt), cipher.final(), cipher.getAuthTag()]);
+        const offset = 7;
+        const buffer = new Uint8Array(offset + sealed.length + 3);
+        buffer.set(sealed, offset);
+        expect(opener.openWithNonce!(nonce, aad, buffer, offset, size)).toBe(true);
+        expect(toHex(buffer.subarray(offset, offset + size))).toBe(toHex(pt));
+        for (const at of [0, size, size + 15]) {
+          if (at >= sealed.length) continue;
+          const bad = new Uint8Array(buffer.length);
+          bad.set(sealed, offset);
+          bad[offset + at]! ^= 0x40;
+          expect(opener.openWithNonce!(nonce, aad, bad, offset, size)).toBe(false);
+        }
+        const otherAad = new Uint8Array(aad);
+        otherAad[4]! ^= 1;
+        const again = new Uint8Array(buffer.length);
+        again.set(sealed, offset);
+        expect(opener.openWithNonce!(nonce, otherAad, again, offset, size)).toBe(false);
+        // A region whose tag would run past the buffer is refused before libcrypto reads it.
+        expect(opener.openWithNonce!(nonce, aad, again, again.length - 16, 1)).toBe(false);
+      }
+      // It opens only: sealing with it is a caller's mistake.
+      expect(() => opener.seal(new Uint8Array(12), new Uint8Array(5), new Uint8Array(1), new Uint8Array(2048), 0)).toThrow();
+      opener.dispose?.();
+    }
+  });
 });
