@@ -54,7 +54,16 @@ export function expandLabel(hash: Tls13Suite["hash"], secret: Uint8Array, label:
  * 'keylog' event gives), or undefined for every other line.
  */
 export function serverTrafficSecret0(line: string): Uint8Array | undefined {
+  return trafficSecret0(line, "SERVER_TRAFFIC_SECRET_0");
+}
+
+/** The client's first application traffic secret from one key-log line (the record reader's key), or undefined. */
+export function clientTrafficSecret0(line: string): Uint8Array | undefined {
+  return trafficSecret0(line, "CLIENT_TRAFFIC_SECRET_0");
+}
+
+function trafficSecret0(line: string, wanted: string): Uint8Array | undefined {
   const [label, , hex] = line.trim().split(" ");
-  if (label !== "SERVER_TRAFFIC_SECRET_0" || !hex || !/^[0-9a-f]+$/i.test(hex) || (hex.length !== 64 && hex.length !== 96)) return undefined;
+  if (label !== wanted || !hex || !/^[0-9a-f]+$/i.test(hex) || (hex.length !== 64 && hex.length !== 96)) return undefined;
   return new Uint8Array(Buffer.from(hex, "hex"));
 }
