@@ -6,6 +6,7 @@
  * idle CPU follows it between machines and days). Not a test: figures. Root; `npm run build` first.
  *   bun scripts/bench/sessions-at-scale.ts [--sessions 1000] [--dtls psk|legacy|none] [--hold 60]
  *     [--processes 4] [--churn SECONDS] [--variant binary|sources] [--workers N] [--gw-log FILE]
+ *     [--gw-settings JSON]
  * One gw process holds at most 18,880 sessions under an open-file limit of 20,000 (one TCP
  * descriptor each, descriptor-budget.ts); --workers 2 gives each worker process its own limit.
  */
@@ -30,6 +31,8 @@ const { values } = parseArgs({
     variant: { type: "string" },
     workers: { type: "string", default: "1" },
     "gw-log": { type: "string" },
+    // Settings merged over the bench's own (a JSON object), e.g. '{"tlsRecordReading":false}' for an A/B.
+    "gw-settings": { type: "string", default: "{}" },
   },
 });
 const sessions = Number(values.sessions);
@@ -69,7 +72,7 @@ try {
   const dataDir = join(work, "data");
   // A pool of 4,094 addresses per 1,000 sessions or part; no per-user limit (20 users share the sessions).
   const prefix = Math.max(12, 20 - Math.ceil(Math.log2(Math.max(1, Math.ceil(sessions / 1000)))));
-  const settings = { pool: `10.64.0.0/${prefix}`, maxSessionsPerUser: 0, cookieTimeout: 10 };
+  const settings = { pool: `10.64.0.0/${prefix}`, maxSessionsPerUser: 0, cookieTimeout: 10, ...(JSON.parse(values["gw-settings"]!) as object) };
   provision(variant, dataDir, [
     [["group", "add", "load", "--route", "198.51.100.0/24"]],
     ...Array.from({ length: users }, (_, i) => [["user", "add", `load${i}`, "--group", "load", "--password-stdin"], `${password}\n`] as [string[], string]),

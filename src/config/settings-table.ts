@@ -112,6 +112,12 @@ export const SETTINGS = {
     flag: "tls-record-batching",
     applies: "restart",
   }),
+  tlsRecordReading: setting({
+    schema: z.boolean().default(true),
+    help: "with tlsRecordBatching, also open the client's TLS 1.3 records in gw from CONNECT on, reading the tunnel's socket in the main thread's own wait as DTLS datagrams are read (Bun on Linux, with DTLS on); off: the TLS library reads them",
+    flag: "tls-record-reading",
+    applies: "restart",
+  }),
   workers: setting({
     schema: z.number().int().min(0).max(64).default(1),
     help: "worker processes holding the tunnel sessions, each a share of the clients (chosen by client address) with its own open-file limit and core; 1: all in one process; 0: one per core (auto), or one process where workers cannot run (the ready line says why). More than 1 needs Linux and CAP_BPF",

@@ -15,6 +15,7 @@ import type { DataPlane } from "../dataplane/data-plane.ts";
 import { logLine } from "../log/log-line.ts";
 import type { AdmissionSlot } from "./connection-admission.ts";
 import type { TlsOutput } from "./tls-listener.ts";
+import type { Tls13StreamTakeover } from "./tls13-stream-reader.ts";
 import type { FrontCounters, TimeoutReason } from "./front-counters.ts";
 import { FRONT_LIMITS, type FrontLimits } from "./front-limits.ts";
 
@@ -64,7 +65,7 @@ const NOTHING = new Uint8Array(0);
  * until CONNECT makes it a tunnel. Reads come from `socket`, writes go to `output` (the socket, or
  * the gateway's TLS 1.3 record writer), and from CONNECT on the CSTP channel writes there too.
  */
-export function serveConnection(socket: TLSSocket, front: TunnelFront, slot: AdmissionSlot, output: TlsOutput = socket): void {
+export function serveConnection(socket: TLSSocket, front: TunnelFront, slot: AdmissionSlot, output: TlsOutput = socket, reading?: Tls13StreamTakeover): void {
   const limits = front.limits ?? FRONT_LIMITS;
   const clientIp = unmapIpv4(socket.remoteAddress ?? "");
   const peer = `${clientIp}:${socket.remotePort}`;
@@ -248,14 +249,18 @@ export function serveConnection(socket: TLSSocket, front: TunnelFront, slot: Adm
     slot.release();
     clearTimeout(deadline);
     const cipher = socket.getCipher();
+    // From here the gateway reads the client's records itself, where the runtime allows it; what
+    // the library read already (early, or held while paused) reaches the channel first.
+    const readByGw = reading?.take() ?? false;
     const facts = {
       clientAddress: clientIp,
       clientPort: socket.remotePort ?? 0,
       userAgent: detachedValue(request.headers.get("user-agent") ?? ""),
       hostname: detachedValue(request.headers.get("x-cstp-hostname") ?? ""),
       connectedAt: front.plane.now(),
-      // "records by gw": the gateway seals this connection's records itself (tls13-record-writer.ts).
-      tlsCipher: cipher ? `${socket.getProtocol() ?? "TLS"} ${cipher.name}${output.sealsWholeRecords ? " (records by gw)" : ""}` : "unknown",
+      // "records by gw": the gateway seals this connection's records itself (tls13-record-writer.ts),
+      // "both ways" when it opens the client's too (tls13-stream-reader.ts).
+      tlsCipher: cipher ? `${socket.getProtocol() ?? "TLS"} ${cipher.name}${output.sealsWholeRecords ? (readByGw ? " (records by gw, both ways)" : " (records by gw)") : ""}` : "unknown",
       mtu: decision.params.mtu,
     };
     const head = formatConnectResponse(decision.headers);
@@ -263,11 +268,12 @@ export function serveConnection(socket: TLSSocket, front: TunnelFront, slot: Adm
     socket.off("data", onData);
     output.off("drain", onDrain);
     socket.off("close", onClose);
-    handOver(socket, channel);
+    handOver(socket, channel, readByGw ? reading : undefined);
     const early = reader.takeRemainder();
     if (early.length > 0) channel.receive(early);
     if (paused) socket.resume();
     paused = false;
+    if (readByGw) reading!.deliverTo(channel);
   }
 
   function respond(response: ResponseSpec, close: boolean): void {
@@ -292,7 +298,10 @@ function ignoreSocketError(): void {}
  * inside serveConnection, so the tunnel keeps nothing of the HTTP phase (reader and its buffer,
  * queue, a dozen closures; issue 13: memory per session).
  */
-function handOver(socket: TLSSocket, channel: CstpChannel): void {
+function handOver(socket: TLSSocket, channel: CstpChannel, reading: Tls13StreamTakeover | undefined): void {
   socket.on("data", (chunk: Buffer) => channel.receive(chunk));
-  socket.on("close", () => channel.socketClosed("connection closed"));
+  socket.on("close", () => {
+    reading?.socketClosed();
+    channel.socketClosed("connection closed");
+  });
 }

@@ -2,7 +2,7 @@ import { constants } from "node:crypto";
 import type { Socket } from "node:net";
 import { createServer, type SecureContextOptions, type Server, type TLSSocket } from "node:tls";
 import type { CreateGcmKey } from "../runtime/gcm.ts";
-import type { OpenRawTcp } from "../runtime/raw-tcp.ts";
+import type { OpenRawTcp, RawTcp } from "../runtime/raw-tcp.ts";
 import type { UdpSocket } from "../runtime/udp.ts";
 import { FramePool } from "../tunnel/frame-pool.ts";
 import { err, ok, type Result } from "../errors.ts";
@@ -10,7 +10,8 @@ import type { AdmissionSlot, ConnectionAdmission } from "./connection-admission.
 import type { FrontCounters } from "./front-counters.ts";
 import { AcceptGate } from "./accept-gate.ts";
 import { RecordWriters, Tls13RecordWriter } from "./tls13-record-writer.ts";
-import { serverTrafficSecret0, tls13Suite } from "./tls13-traffic-keys.ts";
+import { clientTrafficSecret0, serverTrafficSecret0, tls13Suite, type Tls13Suite } from "./tls13-traffic-keys.ts";
+import { StreamReaders, Tls13StreamTakeover } from "./tls13-stream-reader.ts";
 
 /** Who may start a handshake, and how long it may take (front-limits.ts). */
 export interface HandshakeGuard {
@@ -53,13 +54,15 @@ export interface TlsListenOptions {
    * by itself). Reads come from `socket`; writes go to `output`, which is the socket itself unless
    * the gateway seals the records.
    */
-  onConnection(socket: TLSSocket, slot: AdmissionSlot, output: TlsOutput): void;
+  onConnection(socket: TLSSocket, slot: AdmissionSlot, output: TlsOutput, reading?: Tls13StreamTakeover): void;
 }
 
 export interface RecordSealing {
   openRawTcp: OpenRawTcp;
   /** What the listener's writers share: the runtime's AES-GCM, batch buffers, the end-of-turn flush. */
   writers: RecordWriters;
+  /** Present when the runtime's main-thread wait can take a TCP socket: tunnels are then read by the gateway too. */
+  readers?: StreamReaders;
 }
 
 /**
@@ -70,12 +73,14 @@ export interface RecordSealing {
 export function recordSealing(
   createGcmKey: CreateGcmKey | undefined,
   openRawTcp: OpenRawTcp | undefined,
-  udp?: Pick<UdpSocket, "stepAsideWhile">,
+  udp?: Pick<UdpSocket, "stepAsideWhile" | "takeStream" | "releaseStream">,
+  options: { reading?: boolean } = {},
 ): RecordSealing | undefined {
   if (!createGcmKey || !openRawTcp) return undefined;
   const writers = new RecordWriters(createGcmKey, new FramePool(BATCH_BYTES, MAX_IDLE_BATCHES));
   udp?.stepAsideWhile?.(() => writers.retrying > 0);
-  return { openRawTcp, writers };
+  const readers = options.reading !== false && udp?.takeStream && udp.releaseStream ? new StreamReaders({ takeStream: udp.takeStream, releaseStream: udp.releaseStream }, createGcmKey) : undefined;
+  return { openRawTcp, writers, ...(readers ? { readers } : {}) };
 }
 
 /** A batch holds a TUN read's worth of full-size records for one connection; a fuller one leaves early. */
@@ -133,18 +138,26 @@ export function listenTls(o: TlsListenOptions): Promise<Result<Server>> {
       const handshake = handshakes.get(connectionKey(socket));
       const secret = secrets?.get(socket);
       secrets?.delete(socket);
+      const clientSecret = clientSecrets?.get(socket);
+      clientSecrets?.delete(socket);
       if (!handshake) return socket.destroy(); // closed or timed out meanwhile
       clearTimeout(handshake.timer);
       handshakes.delete(connectionKey(socket));
-      o.onConnection(socket, handshake.slot, (o.sealing && secret && sealedOutput(socket, secret, o.sealing)) || socket);
+      const sealed = o.sealing && secret ? sealedOutput(socket, secret, o.sealing) : undefined;
+      const reading = sealed && clientSecret && o.sealing?.readers ? new Tls13StreamTakeover(socket, sealed.raw, sealed.suite, clientSecret, o.sealing.readers, sealed.writer) : undefined;
+      o.onConnection(socket, handshake.slot, sealed?.writer ?? socket, reading);
     },
   );
-  // The server's traffic secret of each handshake, for the connections the gateway seals itself.
+  // The traffic secrets of each handshake, for the connections the gateway seals (and reads) itself.
   const secrets = o.sealing && new WeakMap<TLSSocket, Uint8Array>();
+  const clientSecrets = o.sealing?.readers && new WeakMap<TLSSocket, Uint8Array>();
   if (secrets) {
     server.on("keylog", (line: Buffer, socket: TLSSocket) => {
-      const secret = serverTrafficSecret0(line.toString("latin1"));
+      const text = line.toString("latin1");
+      const secret = serverTrafficSecret0(text);
       if (secret) secrets.set(socket, secret);
+      const clientSecret = clientSecrets && clientTrafficSecret0(text);
+      if (clientSecret) clientSecrets!.set(socket, clientSecret);
     });
   }
   const adopted = o.fd !== undefined;
@@ -175,13 +188,14 @@ export function listenTls(o: TlsListenOptions): Promise<Result<Server>> {
 }
 
 /** TLS 1.3 with an AES-GCM suite, sealed by the gateway; undefined to leave the writing to the TLS library. */
-function sealedOutput(socket: TLSSocket, secret: Uint8Array, sealing: RecordSealing): Tls13RecordWriter | undefined {
+function sealedOutput(socket: TLSSocket, secret: Uint8Array, sealing: RecordSealing): { writer: Tls13RecordWriter; raw: RawTcp; suite: Tls13Suite } | undefined {
   if (socket.getProtocol() !== "TLSv1.3") return undefined;
   const cipher = socket.getCipher();
   const suite = tls13Suite(cipher?.standardName ?? cipher?.name);
   if (!suite) return undefined;
   const raw = sealing.openRawTcp(socket);
-  return raw && Tls13RecordWriter.start(raw, socket, suite, secret, sealing.writers);
+  const writer = raw && Tls13RecordWriter.start(raw, socket, suite, secret, sealing.writers);
+  return writer ? { writer, raw: raw!, suite } : undefined;
 }
 
 interface Handshake {

@@ -106,7 +106,7 @@ export class Tls13RecordWriter {
   private gone = false;
 
   private constructor(
-    private readonly raw: RawTcp,
+    private readonly raw: Pick<RawTcp, "send">,
     private readonly socket: TlsEnds,
     private readonly suite: Tls13Suite,
     private secret: Uint8Array,
@@ -119,7 +119,7 @@ export class Tls13RecordWriter {
    * A writer for the server's direction with `secret` (SERVER_TRAFFIC_SECRET_0 of the key log),
    * its KeyUpdate already sent; undefined when the runtime cannot seal AES-GCM itself.
    */
-  static start(raw: RawTcp, socket: TlsEnds, suite: Tls13Suite, secret: Uint8Array, shared: RecordWriters): Tls13RecordWriter | undefined {
+  static start(raw: Pick<RawTcp, "send">, socket: TlsEnds, suite: Tls13Suite, secret: Uint8Array, shared: RecordWriters): Tls13RecordWriter | undefined {
     const keys = trafficKeys(suite, secret);
     const gcm = shared.createGcmKey(keys.key);
     if (!gcm) return undefined;
@@ -156,6 +156,21 @@ export class Tls13RecordWriter {
     }
     if (done) this.whenSent(done);
     return this.unsentBytes === 0;
+  }
+
+  /**
+   * The client updated its key and asked for the gateway's (RFC 8446 §4.6.3; the record reader
+   * saw it): a KeyUpdate, then the next key, sent with the turn's batch. False when the runtime
+   * refused the next key (the connection must end).
+   */
+  answerKeyUpdate(): boolean {
+    if (this.gone || this.ending) return true;
+    if (!this.updateKey()) return false;
+    if (!this.flushDue) {
+      this.flushDue = true;
+      this.shared.flushLater(this);
+    }
+    return true;
   }
 
   /** close_notify after everything written so far; the TCP end once the kernel has it all. */

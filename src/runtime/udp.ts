@@ -34,7 +34,25 @@ export interface UdpSocket {
    * the reader thread's hand-over).
    */
   alsoWaitFor?(source: HeldDescriptor): void;
+  /**
+   * Where the runtime waits for datagrams on the main thread itself, it takes the TCP socket `fd`
+   * from the runtime's event loop and watches it in that wait, which then runs as long as any is
+   * watched: `owner.streamReadable()` runs on the main thread whenever the socket has bytes (or an
+   * error) for the gateway to read itself (front/tls13-stream-reader.ts). The watch's id, or 0 when
+   * it cannot: the runtime keeps the socket.
+   */
+  takeStream?(fd: number, owner: StreamOwner): number;
+  /**
+   * Stops watching (takeStream's id and socket). Call it before the socket is closed, or with
+   * `closed` once the runtime has closed it (its descriptor's number may then be another socket's).
+   */
+  releaseStream?(id: number, fd: number, closed: boolean): void;
   close(): void;
+}
+
+/** Who hears that a taken TCP socket is readable (UdpSocket.takeStream): a method, no closure per socket. */
+export interface StreamOwner {
+  streamReadable(): void;
 }
 
 /** Error codes: udp_port_in_use, udp_forbidden, udp_failed. */

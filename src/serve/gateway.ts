@@ -426,6 +426,7 @@ export async function startGateway(config: GatewayConfig, deps: GatewayDeps): Pr
         maxOpen: budget.sessions + budget.unauthenticated,
         unauthenticated: budget.unauthenticated,
         tlsRecordBatching: config.tlsRecordBatching,
+        tlsRecordReading: config.tlsRecordReading,
       },
       now,
       log: deps.log,
@@ -444,7 +445,7 @@ export async function startGateway(config: GatewayConfig, deps: GatewayDeps): Pr
     };
   } else {
     const local = plane!;
-    const sealing = config.tlsRecordBatching ? recordSealing(deps.createGcmKey, deps.openRawTcp, udp) : undefined;
+    const sealing = config.tlsRecordBatching ? recordSealing(deps.createGcmKey, deps.openRawTcp, udp, { reading: config.tlsRecordReading }) : undefined;
     const listener = await listenTls({
       host: config.listen,
       port: config.port,
@@ -461,7 +462,7 @@ export async function startGateway(config: GatewayConfig, deps: GatewayDeps): Pr
         onHandshakeTimeout: handshakeTimeoutLog(deps.log, now, FRONT_LIMITS.handshakeMs),
       },
       sealing,
-      onConnection: (socket, slot, output) =>
+      onConnection: (socket, slot, output, reading) =>
         serveConnection(socket, {
           plane: local,
           flow,
@@ -471,7 +472,7 @@ export async function startGateway(config: GatewayConfig, deps: GatewayDeps): Pr
           counters: frontCounters,
           samlPages,
           clientCertificate,
-        }, slot, output),
+        }, slot, output, reading),
     });
     if (!listener.ok) return fail(listener);
     const server: Server = listener.value;

@@ -161,7 +161,7 @@ class TunnelWorker {
       ...(this.clientTrust && { clientCertificate: (socket) => this.clientCheck?.(socket) }),
     };
     const admission = (this.admission = new ConnectionAdmission({ maxPerAddress: FRONT_LIMITS.maxUnauthenticatedPerAddress, maxTotal: config.unauthenticated }));
-    const sealing = config.tlsRecordBatching ? recordSealing(this.deps.createGcmKey, this.deps.openRawTcp, udp) : undefined;
+    const sealing = config.tlsRecordBatching ? recordSealing(this.deps.createGcmKey, this.deps.openRawTcp, udp, { reading: config.tlsRecordReading }) : undefined;
     const listening = await listenTls({
       host: "",
       port: 0,
@@ -179,7 +179,7 @@ class TunnelWorker {
         onHandshakeTimeout: handshakeTimeoutLog(log, this.now, FRONT_LIMITS.handshakeMs, this.context.index),
       },
       sealing,
-      onConnection: (socket, slot, output) => serveConnection(socket, front, slot, output),
+      onConnection: (socket, slot, output, reading) => serveConnection(socket, front, slot, output, reading),
     });
     if (!listening.ok) {
       plane.close();

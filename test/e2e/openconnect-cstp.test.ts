@@ -69,9 +69,9 @@ for (const variant of variants) {
       expect(Number(env.get("INTERNAL_IP4_MTU"))).toBeLessThanOrEqual(1400);
 
       expect(run(topology.client, ["ping", "-c", "3", "-W", "2", topology.lanHost])).toContain("3 received");
-      // TLS 1.3 with AES-GCM: the gateway seals the records itself (docs/architecture.md §4).
+      // TLS 1.3 with AES-GCM: the gateway seals the records itself, and opens the client's (docs/architecture.md §4).
       const listed = JSON.parse(gwCli(variant, ["connections", "list", "--json", "--data-dir", gw.dataDir], undefined, topology.exec(topology.gateway)).stdout);
-      expect(listed.items[0].cipher).toMatch(/^TLSv1\.3 TLS_AES_(128_GCM_SHA256|256_GCM_SHA384) \(records by gw\)$/);
+      expect(listed.items[0].cipher).toMatch(/^TLSv1\.3 TLS_AES_(128_GCM_SHA256|256_GCM_SHA384) \(records by gw, both ways\)$/);
       for (const direction of ["down", "up"]) {
         const out = run(topology.client, [process.execPath, join(repoRoot, "test/e2e/fixtures/tcp-bulk.ts"), direction, topology.lanHost, "5201", String(10 * 1024 * 1024)]);
         const result = JSON.parse(out);

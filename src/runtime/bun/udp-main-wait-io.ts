@@ -2,12 +2,13 @@ import { readyEvents, readyTags, taggedEpollEvent } from "../linux/epoll-event.t
 import { SOCKADDR_BYTES } from "../linux/sockaddr.ts";
 import { EPOLL_CTL_ADD, EPOLLIN } from "../linux/tun-libc.ts";
 import { MSG_DONTWAIT, UDP_PAYLOAD_MAX } from "../linux/udp-gso-abi.ts";
-import { READY_HELD, READY_LOOP, READY_SOCKET, type MainWaitIo } from "./udp-main-wait.ts";
+import { READY_HELD, READY_LOOP, READY_SOCKET, READY_STREAMS, type MainWaitIo, type OpenStreamSet } from "./udp-main-wait.ts";
+import { StreamSet } from "./stream-set.ts";
 import { loadBunLibc } from "./tun-libc.ts";
 import type { UdpLibc } from "./udp-libc.ts";
 
-/** The socket, the loop's epoll descriptor, a held descriptor (the TUN). */
-const MAX_EVENTS = 3;
+/** The socket, the loop's epoll descriptor, a held descriptor (the TUN), the taken streams' set. */
+const MAX_EVENTS = 4;
 
 /**
  * The main thread's own wait for a UDP socket (udp-main-wait.ts) through bun:ffi: the epoll calls
@@ -35,6 +36,7 @@ export function bunMainWaitIo(udp: UdpLibc): (fd: number, loopEpoll: number) => 
       source,
       sourceLength,
       add: (held) => libc.epollCtl(epoll, EPOLL_CTL_ADD, held, member(READY_HELD)) === 0,
+      addStreams: (set) => libc.epollCtl(epoll, EPOLL_CTL_ADD, set, member(READY_STREAMS)) === 0,
       wait: (timeoutMs) => {
         const count = libc.raw.epoll_wait(epoll, ready.bytes, MAX_EVENTS, timeoutMs) as number;
         return count > 0 ? readyTags(ready, count) : 0; // -1: interrupted, as if nothing were ready
@@ -44,3 +46,17 @@ export function bunMainWaitIo(udp: UdpLibc): (fd: number, loopEpoll: number) => 
     };
   };
 }
+
+/** The set of TCP streams taken from the loop (stream-set.ts) through the same libc. */
+export const bunStreamSet: OpenStreamSet = (loopEpoll) => {
+  const libc = loadBunLibc();
+  return StreamSet.open(
+    {
+      epollCreate: () => libc.epollCreate(),
+      epollCtl: (epfd, op, fd, event) => libc.epollCtl(epfd, op, fd, event),
+      epollWait: (epfd, events, max, timeoutMs) => libc.raw.epoll_wait(epfd, events, max, timeoutMs) as number,
+      close: (fd) => libc.close(fd),
+    },
+    loopEpoll,
+  );
+};

@@ -2,7 +2,8 @@ import { setImmediate } from "node:timers";
 import { epollWatching } from "../linux/open-descriptors.ts";
 import { readSockaddr, SOCKADDR_BYTES, SOCKADDR_IN6_BYTES, SOCKADDR_IN_BYTES } from "../linux/sockaddr.ts";
 import type { HeldDescriptor } from "../held-descriptor.ts";
-import type { Receive } from "../udp.ts";
+import type { Receive, StreamOwner } from "../udp.ts";
+import type { StreamSet } from "./stream-set.ts";
 
 /**
  * While datagrams flow, the main thread waits for the UDP socket in an epoll_wait of gw's own and
@@ -28,6 +29,12 @@ import type { Receive } from "../udp.ts";
  * before a sleep to the end of the next busy turn, or of the last: what reaches the TUN meanwhile
  * is read here at once, not by the TUN's reader thread, which would then have to wake this one
  * (held-descriptor.ts).
+ *
+ * It also watches the TCP sockets whose reading the gateway took from the TLS library at CONNECT
+ * (takeStream; front/tls13-stream-reader.ts), through one epoll set of theirs in its own: those
+ * sockets are in no other wait, so while any is watched the wait does not stop for want of
+ * datagrams, and when it steps aside it comes back a millisecond later. A CSTP record from the
+ * client is then read as a datagram is, by the main thread woken in this wait.
  */
 
 /** The longest sleep in gw's own wait: how late the loop's timers may run while datagrams flow. */
@@ -51,6 +58,8 @@ export interface MainWaitIo {
   readonly sourceLength: Uint32Array;
   /** Adds the held descriptor to the wait set (EPOLLIN); false when the kernel refuses. */
   add(fd: number): boolean;
+  /** Adds the taken streams' epoll set to the wait set (EPOLLIN, READY_STREAMS); false when the kernel refuses. */
+  addStreams(fd: number): boolean;
   /** epoll_wait on the wait set for at most `timeoutMs` (0: look only); which are ready (READY_* bits). */
   wait(timeoutMs: number): number;
   read(): number;
@@ -62,9 +71,12 @@ export interface MainWaitIo {
 export const READY_SOCKET = 1;
 export const READY_LOOP = 2;
 export const READY_HELD = 4;
+export const READY_STREAMS = 8;
 
 /** Makes the wait set of `fd` and `loopEpoll`; null when the kernel refuses. */
 export type OpenMainWaitIo = (fd: number, loopEpoll: number) => MainWaitIo | null;
+/** Makes the set of taken TCP streams for the loop of `loopEpoll` (stream-set.ts); null when the kernel refuses. */
+export type OpenStreamSet = (loopEpoll: number) => Pick<StreamSet, "fd" | "size" | "take" | "release" | "serveReady" | "close"> | null;
 
 export interface MainWaitStats {
   /** Datagrams this wait read itself (the rest came through the runtime's receive path). */
@@ -76,6 +88,8 @@ export interface MainWaitStats {
   colds: number;
   /** Packets the wait read from its held descriptor (alsoWaitFor) right after a sleep. */
   heldReads: number;
+  /** Times a sleep ended with taken TCP streams ready (takeStream). */
+  streamWakes: number;
 }
 
 export interface MainWait {
@@ -88,6 +102,10 @@ export interface MainWait {
    * one source (a second is ignored). False when the kernel refuses it; nothing changes then.
    */
   alsoWaitFor(source: HeldDescriptor): boolean;
+  /** Takes TCP socket `fd` from the loop into the wait (UdpSocket.takeStream): the watch's id, 0 when it cannot. */
+  takeStream(fd: number, owner: StreamOwner): number;
+  /** UdpSocket.releaseStream. */
+  releaseStream(id: number, fd: number, closed: boolean): void;
   readonly stats: MainWaitStats;
   close(): void;
 }
@@ -96,13 +114,18 @@ export interface MainWait {
  * The wait for socket `fd`, delivering to `receive`; null when no epoll descriptor of the loop
  * watches `fd` or the wait set cannot be made (the runtime's own path then delivers everything).
  */
-export function openMainWait(openIo: OpenMainWaitIo, fd: number, receive: Receive): MainWait | null {
+export function openMainWait(openIo: OpenMainWaitIo, fd: number, receive: Receive, openStreams?: OpenStreamSet): MainWait | null {
   const loop = epollWatching(fd);
   if (loop < 0) return null;
   const io = openIo(fd, loop);
   if (io === null) return null;
   const from = sourceReader(io.source);
-  const stats: MainWaitStats = { reads: 0, sleeps: 0, asides: 0, colds: 0, heldReads: 0 };
+  const stats: MainWaitStats = { reads: 0, sleeps: 0, asides: 0, colds: 0, heldReads: 0, streamWakes: 0 };
+  /** Made at the first takeStream; undefined before, null when the kernel refused it. */
+  let streams: ReturnType<OpenStreamSet> | undefined;
+  const watching = (): boolean => !!streams && streams.size > 0;
+  /** While streams are watched, a wait that stepped aside looks again this soon. */
+  let comeBack: ReturnType<typeof setTimeout> | undefined;
   let source: HeldDescriptor | null = null;
   /** The source is held: from hold() before a sleep to letGo. */
   let holding = false;
@@ -137,6 +160,7 @@ export function openMainWait(openIo: OpenMainWaitIo, fd: number, receive: Receiv
       letGo();
       stats.asides++;
       running = false;
+      if (watching()) comeBack ??= setTimeout(resume, 1);
       return;
     }
     stats.sleeps++;
@@ -154,6 +178,10 @@ export function openMainWait(openIo: OpenMainWaitIo, fd: number, receive: Receiv
       if (peer !== null) receive(io.datagram.subarray(0, n), peer.port, peer.address);
     }
     stats.reads += read;
+    if (ready & READY_STREAMS && !closed) {
+      stats.streamWakes++;
+      streams!.serveReady();
+    }
     // After a busy turn the source goes back to its reader (a microtask: the reads of replies the
     // turn's writes queued run first and find the device still held): during a flood both threads
     // read. A quiet turn keeps it for the next sleep, which saves taking it back and forth (two
@@ -163,7 +191,7 @@ export function openMainWait(openIo: OpenMainWaitIo, fd: number, receive: Receiv
     if (read > 0 || heardSince) {
       lastHeard = now;
       heardSince = false;
-    } else if (now - lastHeard > COLD_AFTER_MS) {
+    } else if (now - lastHeard > COLD_AFTER_MS && !watching()) {
       if (holding) queueMicrotask(letGo);
       stats.colds++;
       running = false;
@@ -172,13 +200,21 @@ export function openMainWait(openIo: OpenMainWaitIo, fd: number, receive: Receiv
     setImmediate(turn);
   };
 
+  const start = (): void => {
+    if (running || closed) return;
+    running = true;
+    lastHeard = performance.now();
+    setImmediate(turn);
+  };
+  const resume = (): void => {
+    comeBack = undefined;
+    if (watching()) start();
+  };
+
   return {
     heard: () => {
       heardSince = true;
-      if (running || closed) return;
-      running = true;
-      lastHeard = performance.now();
-      setImmediate(turn);
+      start();
     },
     stepAsideWhile: (probe) => {
       probes.push(probe);
@@ -188,11 +224,29 @@ export function openMainWait(openIo: OpenMainWaitIo, fd: number, receive: Receiv
       source = given;
       return true;
     },
+    takeStream: (socketFd, owner) => {
+      if (closed || !openStreams) return 0;
+      if (streams === undefined) {
+        streams = openStreams(loop);
+        if (streams !== null && !io.addStreams(streams.fd)) {
+          streams.close();
+          streams = null;
+        }
+      }
+      const id = streams?.take(socketFd, owner) ?? 0;
+      if (id !== 0) start();
+      return id;
+    },
+    releaseStream: (id, socketFd, socketClosed) => {
+      if (!closed) streams?.release(id, socketFd, socketClosed);
+    },
     stats,
     close: () => {
       if (closed) return;
       closed = true;
+      clearTimeout(comeBack);
       letGo();
+      streams?.close();
       io.close();
     },
   };

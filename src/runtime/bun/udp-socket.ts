@@ -5,7 +5,7 @@ import type { GsoStats } from "../linux/udp-gso-sender.ts";
 import { raiseReceiveBuffer } from "../linux/socket-options.ts";
 import { gsoSender, linuxLibc } from "./udp-linux.ts";
 import { openMainWait, type MainWait, type MainWaitStats } from "./udp-main-wait.ts";
-import { bunMainWaitIo } from "./udp-main-wait-io.ts";
+import { bunMainWaitIo, bunStreamSet } from "./udp-main-wait-io.ts";
 
 /** Bun's socket plus how its sends went (UDP GSO or the plain path); null stats when GSO was never tried. */
 export interface BunUdpSocket extends UdpSocket {
@@ -66,7 +66,7 @@ export async function bunUdpSocket(place: BunUdpPlace): Promise<BunUdpSocket> {
   const fd = typeof reported === "number" ? reported : -1;
   const libc = fd >= 0 ? linuxLibc() : null;
   const gso = libc === null ? null : gsoSender(fd, socket.address.family, libc, plainSendMany);
-  wait = libc === null ? null : openMainWait(bunMainWaitIo(libc), fd, (data, p, address) => handler(data, p, address));
+  wait = libc === null ? null : openMainWait(bunMainWaitIo(libc), fd, (data, p, address) => handler(data, p, address), bunStreamSet);
   return {
     port: socket.port,
     gso: gso?.stats ?? null,
@@ -83,6 +83,8 @@ export async function bunUdpSocket(place: BunUdpPlace): Promise<BunUdpSocket> {
       handler = h;
     },
     stepAsideWhile: (busy) => wait?.stepAsideWhile(busy),
+    takeStream: (socketFd, owner) => wait?.takeStream(socketFd, owner) ?? 0,
+    releaseStream: (id, socketFd, socketClosed) => wait?.releaseStream(id, socketFd, socketClosed),
     alsoWaitFor: (source) => void wait?.alsoWaitFor(source),
     mainWait: wait?.stats ?? null,
     close: () => {

@@ -32,6 +32,13 @@ export function taggedEpollEvent(events: number, tag: number): Uint32Array {
   return event;
 }
 
+/** Rewrites an epoll_event made by epollEvent (through `view`, a DataView of its buffer) with new events and tag: one event reused for many calls. */
+export function retagEpollEvent(view: DataView, events: number, tag: number): void {
+  view.setUint32(0, events, littleEndian);
+  view.setUint32(EPOLL_EVENT_LAYOUT.dataAt + (littleEndian ? 0 : 4), tag >>> 0, littleEndian);
+  view.setUint32(EPOLL_EVENT_LAYOUT.dataAt + (littleEndian ? 4 : 0), 0, littleEndian);
+}
+
 /** Room for `count` events from epoll_wait: the bytes to pass, and a view to read the tags with (made once: a wait allocates nothing). */
 export function readyEvents(count: number): { bytes: Uint8Array; view: DataView } {
   const bytes = new Uint8Array(new ArrayBuffer(count * EPOLL_EVENT_LAYOUT.bytes));
@@ -43,4 +50,9 @@ export function readyTags(ready: { view: DataView }, count: number): number {
   let tags = 0;
   for (let i = 0; i < count; i++) tags |= ready.view.getUint32(i * EPOLL_EVENT_LAYOUT.bytes + EPOLL_EVENT_LAYOUT.dataAt + (littleEndian ? 0 : 4), littleEndian);
   return tags;
+}
+
+/** The tag of event `i` of those epoll_wait wrote (a wait whose members carry ids, not bits). */
+export function readyTagAt(ready: { view: DataView }, i: number): number {
+  return ready.view.getUint32(i * EPOLL_EVENT_LAYOUT.bytes + EPOLL_EVENT_LAYOUT.dataAt + (littleEndian ? 0 : 4), littleEndian);
 }

@@ -1,7 +1,7 @@
 import { describe, expect, test } from "bun:test";
 import { apiFixture, paths } from "./fixture.ts";
 
-const doc = { listen: "0.0.0.0", port: 443, dtls: true, apiListen: "127.0.0.1:8443", apiOnTunnel: true, tunName: "gw0", tunOffload: true, tlsRecordBatching: true, workers: 1, pool: "10.10.0.0/24", cookieTimeout: 300, mtu: 1400, dpd: 30, keepalive: 20, mobileDpd: 600, maxSessionsPerUser: 2, usageFlushSeconds: 15, usageRetentionDays: 400, logFormat: "text", nat: false, passwordHashMemoryKiB: 19456, passwordHashPasses: 2, loginMaxFailuresPerIp: 20, loginMaxFailuresPerUser: 5, loginFailureWindow: 300, loginBanSeconds: 300 };
+const doc = { listen: "0.0.0.0", port: 443, dtls: true, apiListen: "127.0.0.1:8443", apiOnTunnel: true, tunName: "gw0", tunOffload: true, tlsRecordBatching: true, tlsRecordReading: true, workers: 1, pool: "10.10.0.0/24", cookieTimeout: 300, mtu: 1400, dpd: 30, keepalive: 20, mobileDpd: 600, maxSessionsPerUser: 2, usageFlushSeconds: 15, usageRetentionDays: 400, logFormat: "text", nat: false, passwordHashMemoryKiB: 19456, passwordHashPasses: 2, loginMaxFailuresPerIp: 20, loginMaxFailuresPerUser: 5, loginFailureWindow: 300, loginBanSeconds: 300 };
 
 describe("API /api/v1/config", () => {
   test("GET gives the defaults when nothing is stored", async () => {

@@ -34,7 +34,7 @@ export function apiFixture(o: { running?: boolean; hasher?: PasswordHasher; busy
   if (!store.ok) throw store.error;
   const sessions = new SessionRegistry(300_000, Date.now);
   const applied: unknown[] = [];
-  let settings = { listen: "0.0.0.0", port: 443, dtls: true, apiListen: "127.0.0.1:8443", apiOnTunnel: true, tunName: "gw0", tunOffload: true, tlsRecordBatching: true, workers: 1, pool: "10.10.0.0/24", cookieTimeout: 300, mtu: 1400, dpd: 30, keepalive: 20, mobileDpd: 600, maxSessionsPerUser: 2, usageFlushSeconds: 15, usageRetentionDays: 400, logFormat: "text", nat: false, passwordHashMemoryKiB: 19456, passwordHashPasses: 2, loginMaxFailuresPerIp: 20, loginMaxFailuresPerUser: 5, loginFailureWindow: 300, loginBanSeconds: 300 };
+  let settings = { listen: "0.0.0.0", port: 443, dtls: true, apiListen: "127.0.0.1:8443", apiOnTunnel: true, tunName: "gw0", tunOffload: true, tlsRecordBatching: true, tlsRecordReading: true, workers: 1, pool: "10.10.0.0/24", cookieTimeout: 300, mtu: 1400, dpd: 30, keepalive: 20, mobileDpd: 600, maxSessionsPerUser: 2, usageFlushSeconds: 15, usageRetentionDays: 400, logFormat: "text", nat: false, passwordHashMemoryKiB: 19456, passwordHashPasses: 2, loginMaxFailuresPerIp: 20, loginMaxFailuresPerUser: 5, loginFailureWindow: 300, loginBanSeconds: 300 };
   const otpKey = generateSecretBoxKey();
   const control = new ControlPlane({
     store: store.value,

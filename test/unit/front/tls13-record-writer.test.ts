@@ -74,7 +74,7 @@ class ClientReader {
 }
 
 /** A kernel socket buffer that takes at most `room` bytes per send (Infinity: all). */
-class FakeKernel implements RawTcp {
+class FakeKernel implements Pick<RawTcp, "send"> {
   room = Infinity;
   failed = false;
   sends = 0;

@@ -98,7 +98,7 @@ function setup(o: { pool6?: string; clientCa?: { caPem: string; crlPem?: string 
     flow: { handle: async (request: LoginRequest) => (logins.push(request), { kind: "refused", message: "no" }) } as never,
     policySource: { policyOf: () => compilePolicy(emptyPolicy), groupRuleCount: () => 0 },
     defaults: () => ({ mtu: 1400, dpdSeconds: 30, keepaliveSeconds: 20, mobileDpdSeconds: 600, poolPrefixLength: 24, serverName: "gw" }),
-    start: { certPem: "c", keyPem: "k", pool: cidr.value, maxOpen: 100, unauthenticated: 10, tlsRecordBatching: true, ...(o.clientCa && { clientCa: o.clientCa }) },
+    start: { certPem: "c", keyPem: "k", pool: cidr.value, maxOpen: 100, unauthenticated: 10, tlsRecordBatching: true, tlsRecordReading: true, ...(o.clientCa && { clientCa: o.clientCa }) },
     now,
     log: (line) => logs.push(String(line)),
     logFormat: "text",
