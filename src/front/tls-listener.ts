@@ -6,6 +6,7 @@ import type { OpenRawTcp, RawTcp } from "../runtime/raw-tcp.ts";
 import type { UdpSocket } from "../runtime/udp.ts";
 import { FramePool } from "../tunnel/frame-pool.ts";
 import { err, ok, type Result } from "../errors.ts";
+import type { Log } from "../log/log-line.ts";
 import type { AdmissionSlot, ConnectionAdmission } from "./connection-admission.ts";
 import type { FrontCounters } from "./front-counters.ts";
 import { AcceptGate } from "./accept-gate.ts";
@@ -74,12 +75,12 @@ export function recordSealing(
   createGcmKey: CreateGcmKey | undefined,
   openRawTcp: OpenRawTcp | undefined,
   udp?: Pick<UdpSocket, "stepAsideWhile" | "takeStream" | "releaseStream">,
-  options: { reading?: boolean } = {},
+  options: { reading?: boolean; log?: Log } = {},
 ): RecordSealing | undefined {
   if (!createGcmKey || !openRawTcp) return undefined;
   const writers = new RecordWriters(createGcmKey, new FramePool(BATCH_BYTES, MAX_IDLE_BATCHES));
   udp?.stepAsideWhile?.(() => writers.retrying > 0);
-  const readers = options.reading !== false && udp?.takeStream && udp.releaseStream ? new StreamReaders({ takeStream: udp.takeStream, releaseStream: udp.releaseStream }, createGcmKey) : undefined;
+  const readers = options.reading !== false && udp?.takeStream && udp.releaseStream ? new StreamReaders({ takeStream: udp.takeStream, releaseStream: udp.releaseStream }, createGcmKey, options.log) : undefined;
   return { openRawTcp, writers, ...(readers ? { readers } : {}) };
 }
 

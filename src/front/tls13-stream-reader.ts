@@ -1,4 +1,5 @@
 import type { TLSSocket } from "node:tls";
+import { logLine, type Log } from "../log/log-line.ts";
 import type { CreateGcmKey } from "../runtime/gcm.ts";
 import { RAW_TCP_FAILED, RAW_TCP_NOTHING, type RawTcp } from "../runtime/raw-tcp.ts";
 import type { StreamOwner, UdpSocket } from "../runtime/udp.ts";
@@ -25,7 +26,20 @@ export class StreamReaders {
   constructor(
     readonly udp: Required<Pick<UdpSocket, "takeStream" | "releaseStream">>,
     readonly createGcmKey: CreateGcmKey,
+    private readonly log: Log = () => {},
   ) {}
+
+  /**
+   * A tunnel's first record opened under no count: the client sent something the library had half
+   * read, which openconnect never does. Later tunnels stay with the library: one reconnect, not
+   * one per connection, for a client that does it every time.
+   */
+  lostOne(peer: string): void {
+    this.lost++;
+    if (this.lost === 1) {
+      this.log(logLine`tunnel port: the first TLS record from ${peer} after CONNECT did not open under any count; the TLS library reads the tunnels that start from now on (restart to try again, or set tlsRecordReading off)`);
+    }
+  }
 }
 
 /** Bytes asked of the kernel per read: a TUN batch's worth of full-size records. */
@@ -50,7 +64,7 @@ export class Tls13StreamTakeover implements StreamOwner, RecordEvents {
   private done = false;
 
   constructor(
-    private readonly socket: Pick<TLSSocket, "destroy">,
+    private readonly socket: Pick<TLSSocket, "destroy" | "remoteAddress" | "remotePort">,
     private readonly raw: RawTcp,
     private readonly suite: Tls13Suite,
     private readonly clientSecret: Uint8Array,
@@ -66,7 +80,7 @@ export class Tls13StreamTakeover implements StreamOwner, RecordEvents {
    * runtime closes the socket.
    */
   take(): boolean {
-    if (this.watch !== 0 || this.done) return false;
+    if (this.watch !== 0 || this.done || this.readers.lost > 0) return false;
     const reader = Tls13RecordReader.start(this.suite, this.clientSecret, FIND_SEQUENCE, this.readers.createGcmKey, this.readers.opening);
     if (!reader) return false;
     const watch = this.readers.udp.takeStream(this.raw.fd, this);
@@ -82,6 +96,10 @@ export class Tls13StreamTakeover implements StreamOwner, RecordEvents {
 
   deliverTo(consumer: StreamConsumer): void {
     if (!this.done) this.consumer = consumer;
+  }
+
+  private get peer(): string {
+    return `${this.socket.remoteAddress}:${this.socket.remotePort}`;
   }
 
   /** The runtime closed the socket (the channel's end, or a reset it saw): its number is free now. */
@@ -100,7 +118,7 @@ export class Tls13StreamTakeover implements StreamOwner, RecordEvents {
       if (n === 0 || n === RAW_TCP_FAILED) return this.end("connection closed");
       const failure = reader.consume(scratch, carried + n, this);
       if (failure === "unknown_sequence") {
-        this.readers.lost++;
+        this.readers.lostOne(this.peer);
         return this.end("the client's first TLS record after CONNECT did not open: it sent more than the gateway can count before it");
       }
       if (failure) return this.end(`bad TLS record from the client (${failure})`);

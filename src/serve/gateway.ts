@@ -445,7 +445,7 @@ export async function startGateway(config: GatewayConfig, deps: GatewayDeps): Pr
     };
   } else {
     const local = plane!;
-    const sealing = config.tlsRecordBatching ? recordSealing(deps.createGcmKey, deps.openRawTcp, udp, { reading: config.tlsRecordReading }) : undefined;
+    const sealing = config.tlsRecordBatching ? recordSealing(deps.createGcmKey, deps.openRawTcp, udp, { reading: config.tlsRecordReading, log: deps.log }) : undefined;
     const listener = await listenTls({
       host: config.listen,
       port: config.port,

@@ -161,7 +161,7 @@ class TunnelWorker {
       ...(this.clientTrust && { clientCertificate: (socket) => this.clientCheck?.(socket) }),
     };
     const admission = (this.admission = new ConnectionAdmission({ maxPerAddress: FRONT_LIMITS.maxUnauthenticatedPerAddress, maxTotal: config.unauthenticated }));
-    const sealing = config.tlsRecordBatching ? recordSealing(this.deps.createGcmKey, this.deps.openRawTcp, udp, { reading: config.tlsRecordReading }) : undefined;
+    const sealing = config.tlsRecordBatching ? recordSealing(this.deps.createGcmKey, this.deps.openRawTcp, udp, { reading: config.tlsRecordReading, log }) : undefined;
     const listening = await listenTls({
       host: "",
       port: 0,
