@@ -1,6 +1,6 @@
 import { setImmediate } from "node:timers";
 import { err, ok, type Result } from "../../errors.ts";
-import { EFD_CLOEXEC, EFD_NONBLOCK, EPOLL_CTL_ADD, EPOLL_CTL_MOD, EPOLLIN, type TunLibc } from "./tun-libc.ts";
+import { EAGAIN, EFD_CLOEXEC, EFD_NONBLOCK, EINTR, EPOLL_CTL_ADD, EPOLL_CTL_MOD, EPOLLIN, type TunLibc } from "./tun-libc.ts";
 import { epollEvent } from "./epoll-event.ts";
 import {
   createRing,
@@ -166,6 +166,12 @@ export function startReader(
    * third less CPU, and a ping every 10 ms came back a few per cent sooner.
    */
   let deafened = false;
+  /**
+   * A read on the main thread failed for real (the device deleted, say): from now on only the
+   * worker reads, and it reports the loss. A main-thread wait that held the device through every
+   * quiet turn (tunnels read by gw keep it running) would otherwise hide the failure from it.
+   */
+  let failedHere = false;
   const release = () => {
     claimed = false;
     Atomics.store(words, ownerIndex, OWNER_NOBODY);
@@ -181,7 +187,7 @@ export function startReader(
   };
   const claim = () => {
     // A datagram reader's socket is read by its worker alone (readNow reads a TUN's way).
-    if (claimed || stopped || !handler || headers === "keep") return;
+    if (claimed || stopped || failedHere || !handler || headers === "keep") return;
     if (Atomics.compareExchange(words, ownerIndex, OWNER_NOBODY, OWNER_MAIN) !== OWNER_NOBODY) return;
     claimed = true;
     // Packets the worker read earlier wait in the ring: reading now would overtake them.
@@ -198,7 +204,12 @@ export function startReader(
       nowSegments?.reset();
       while (nowPackets.length < NOW_PACKETS && nowBuffer.length - used >= readRoom) {
         const n = libc.read(fd, nowBuffer.subarray(used, used + readRoom));
-        if (n <= 0) break; // EAGAIN, mostly; a real failure is the worker's to report
+        if (n < 0 && !isTransient(libc.errno())) {
+          // A real failure is the worker's to report: give it the device, now and from now on.
+          failedHere = true;
+          held = false;
+        }
+        if (n <= 0) break; // EAGAIN, mostly
         if (n < headerBytes) continue;
         if (headerBytes === 0 || isPlainHeader(nowBuffer, used)) {
           nowPackets.push(nowBuffer.subarray(used + headerBytes, used + n));
@@ -271,6 +282,7 @@ export function startReader(
     libc.close(wakeFd);
   };
 
+  const isTransient = (errno: number): boolean => errno === EAGAIN || errno === EINTR;
   const hasUndelivered = (): boolean => !stopped && Atomics.load(words, filledIndex) !== delivered;
   const reader: TunReader = { setHandler: (h) => (handler = h), claim, readNow, hasUndelivered, hold, letGo, stop };
 
