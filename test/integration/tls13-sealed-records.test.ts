@@ -2,11 +2,10 @@ import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { createHash } from "node:crypto";
 import type { AddressInfo } from "node:net";
 import * as tls from "node:tls";
-import { ConnectionAdmission } from "../../src/front/connection-admission.ts";
-import { FrontCounters } from "../../src/front/front-counters.ts";
-import { listenTls, recordSealing, type TlsOutput } from "../../src/front/tls-listener.ts";
+import { recordSealing, type TlsOutput } from "../../src/front/tls-listener.ts";
 import { createSelfSignedCertificate } from "../../src/pki/self-signed.ts";
 import { bunRuntime } from "../../src/runtime/bun/runtime.ts";
+import { listenTestTls } from "../harness/tls-test-listener.ts";
 
 /**
  * The tunnel port's own TLS 1.3 records (front/tls13-record-writer.ts) against a real TLS client
@@ -24,19 +23,7 @@ let port = 0;
 const outputs: TlsOutput[] = [];
 
 beforeAll(async () => {
-  const listening = await listenTls({
-    host: "127.0.0.1",
-    port: 0,
-    certPem: cert.certPem,
-    keyPem: cert.keyPem,
-    guard: {
-      admission: new ConnectionAdmission({ maxPerAddress: 100, maxTotal: 100 }),
-      counters: new FrontCounters(),
-      handshakeMs: 5000,
-      maxOpen: 100,
-      onPause: () => {},
-      onResumeError: () => {},
-    },
+  const listening = await listenTestTls(cert, {
     sealing: recordSealing(bunRuntime.createGcmKey, bunRuntime.openRawTcp),
     onConnection: (socket, slot, output) => {
       slot.release();

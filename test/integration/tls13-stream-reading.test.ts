@@ -2,12 +2,11 @@ import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { createHash, randomBytes } from "node:crypto";
 import type { AddressInfo } from "node:net";
 import * as tls from "node:tls";
-import { ConnectionAdmission } from "../../src/front/connection-admission.ts";
-import { FrontCounters } from "../../src/front/front-counters.ts";
-import { listenTls, recordSealing, type RecordSealing, type TlsOutput } from "../../src/front/tls-listener.ts";
+import { recordSealing, type RecordSealing, type TlsOutput } from "../../src/front/tls-listener.ts";
 import type { StreamConsumer, Tls13StreamTakeover } from "../../src/front/tls13-stream-reader.ts";
 import { createSelfSignedCertificate } from "../../src/pki/self-signed.ts";
 import { bunRuntime } from "../../src/runtime/bun/runtime.ts";
+import { listenTestTls } from "../harness/tls-test-listener.ts";
 import type { UdpSocket } from "../../src/runtime/udp.ts";
 
 /**
@@ -36,19 +35,7 @@ beforeAll(async () => {
   if (!opened.ok) throw new Error(opened.error.message);
   udp = opened.value;
   sealing = recordSealing(bunRuntime.createGcmKey, bunRuntime.openRawTcp, udp);
-  const listening = await listenTls({
-    host: "127.0.0.1",
-    port: 0,
-    certPem: cert.certPem,
-    keyPem: cert.keyPem,
-    guard: {
-      admission: new ConnectionAdmission({ maxPerAddress: 100, maxTotal: 100 }),
-      counters: new FrontCounters(),
-      handshakeMs: 5000,
-      maxOpen: 100,
-      onPause: () => {},
-      onResumeError: () => {},
-    },
+  const listening = await listenTestTls(cert, {
     sealing,
     onConnection: (socket, slot, output: TlsOutput, reading?: Tls13StreamTakeover) => {
       slot.release();
@@ -122,18 +109,22 @@ async function tunnel(requests: number, send: (client: tls.TLSSocket) => Promise
 
 const sha = (parts: Buffer[]) => createHash("sha256").update(Buffer.concat(parts)).digest("hex");
 
+/** Writes `parts` (kept in `sent`), lets them go out, then ends the stream. */
+function sendAllThenEnd(parts: Buffer[], sent: Buffer[]) {
+  return async (client: tls.TLSSocket) => {
+    for (const part of parts) {
+      sent.push(part);
+      client.write(part);
+    }
+    await new Promise((resolve) => setTimeout(resolve, 100));
+    client.end();
+  };
+}
+
 describe("the gateway reading a tunnel's TLS 1.3 records itself (Bun)", () => {
   test("everything after CONNECT arrives whole and in order, in writes of every size; the client's end is seen", async () => {
     const sent: Buffer[] = [];
-    const entry = await tunnel(0, async (client) => {
-      for (const size of [1, 100, 1400, 16384, 16385, 70000, 3, 200000]) {
-        const part = randomBytes(size);
-        sent.push(part);
-        client.write(part);
-      }
-      await new Promise((resolve) => setTimeout(resolve, 100));
-      client.end();
-    });
+    const entry = await tunnel(0, sendAllThenEnd([1, 100, 1400, 16384, 16385, 70000, 3, 200000].map((size) => randomBytes(size)), sent));
     expect(entry.taken).toBe(true);
     expect(await entry.closed.promise).toBe("connection closed");
     expect(sha(entry.received)).toBe(sha(sent));
@@ -141,15 +132,7 @@ describe("the gateway reading a tunnel's TLS 1.3 records itself (Bun)", () => {
 
   test("after requests on the same connection (records the library read) the count is found, and reading goes on", async () => {
     const sent: Buffer[] = [];
-    const entry = await tunnel(9, async (client) => {
-      for (let i = 0; i < 50; i++) {
-        const part = Buffer.from(`frame ${i} `.repeat(30));
-        sent.push(part);
-        client.write(part);
-      }
-      await new Promise((resolve) => setTimeout(resolve, 100));
-      client.end();
-    });
+    const entry = await tunnel(9, sendAllThenEnd(Array.from({ length: 50 }, (_, i) => Buffer.from(`frame ${i} `.repeat(30))), sent));
     expect(entry.taken).toBe(true);
     expect(await entry.closed.promise).toBe("connection closed");
     expect(sha(entry.received)).toBe(sha(sent));
