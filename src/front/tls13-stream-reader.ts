@@ -113,7 +113,8 @@ export class Tls13StreamTakeover implements StreamOwner, RecordEvents {
     const scratch = this.readers.scratch;
     for (let reads = 0; reads < READS_PER_WAKE && !this.done && reader; reads++) {
       const carried = reader.restoreInto(scratch);
-      const n = this.raw.recv(scratch, carried, scratch.length - carried);
+      const room = scratch.length - carried;
+      const n = this.raw.recv(scratch, carried, room);
       if (n === RAW_TCP_NOTHING) return;
       if (n === 0 || n === RAW_TCP_FAILED) return this.end("connection closed");
       const failure = reader.consume(scratch, carried + n, this);
@@ -122,6 +123,9 @@ export class Tls13StreamTakeover implements StreamOwner, RecordEvents {
         return this.end("the client's first TLS record after CONNECT did not open: it sent more than the gateway can count before it");
       }
       if (failure) return this.end(`bad TLS record from the client (${failure})`);
+      // Less than asked: the kernel had no more. Another recv would find nothing (a system call
+      // and an errno read a ping, seen in a profile); what comes later wakes the wait again.
+      if (n < room) return;
     }
   }
 

@@ -55,7 +55,9 @@ class FakeSocket implements RawTcp {
   send(): number {
     return 0;
   }
+  recvs = 0;
   recv(buffer: Uint8Array, offset: number, length: number): number {
+    this.recvs++;
     if (this.failed) return RAW_TCP_FAILED;
     const next = this.pending.shift();
     if (!next) return this.ended ? 0 : RAW_TCP_NOTHING;
@@ -99,12 +101,24 @@ describe("Tls13StreamTakeover", () => {
     expect(takeover.take()).toBe(true);
     const channel = new Channel();
     takeover.deliverTo(channel);
-    socket.pending.push(Buffer.concat([record(3, "one "), record(4, "two ")]), record(5, "three").subarray(0, 10));
+    socket.pending.push(Buffer.concat([record(3, "one "), record(4, "two ")]));
     wait.owners.get(1)!.streamReadable();
     expect(channel.text).toBe("one two ");
+    expect(socket.recvs).toBe(1); // a read short of the room asked for: the kernel had no more, no second recv
+    socket.pending.push(record(5, "three").subarray(0, 10));
+    wait.owners.get(1)!.streamReadable();
     socket.pending.push(record(5, "three").subarray(10));
     wait.owners.get(1)!.streamReadable();
     expect(channel.text).toBe("one two three");
+    // A read that fills the room asked for is followed by another: more may wait.
+    const big = Buffer.alloc(200_000, 0x61);
+    const records: Buffer[] = [];
+    for (let at = 0, seq = 6; at < big.length; at += 16_000, seq++) records.push(record(seq, big.subarray(at, at + 16_000).toString("latin1")));
+    socket.pending.push(Buffer.concat(records));
+    const before = socket.recvs;
+    wait.owners.get(1)!.streamReadable();
+    expect(socket.recvs - before).toBeGreaterThan(1);
+    expect(channel.text.length).toBe("one two three".length + big.length);
     socket.ended = true;
     wait.owners.get(1)!.streamReadable();
     expect(channel.closed).toEqual(["connection closed"]);
