@@ -1,5 +1,5 @@
 import type { CreateGcmKey, GcmKey } from "../runtime/gcm.ts";
-import { nextTrafficSecret, trafficKeys, type Tls13Suite } from "./tls13-traffic-keys.ts";
+import { nextTrafficSecret, recordNonce, trafficKeys, type Tls13Suite } from "./tls13-traffic-keys.ts";
 
 /**
  * The client's side of a TLS 1.3 connection, opened by the gateway instead of the TLS library
@@ -9,8 +9,8 @@ import { nextTrafficSecret, trafficKeys, type Tls13Suite } from "./tls13-traffic
  * secret from the library's key log. Records are opened in the caller's buffer, where they lie.
  *
  * How many records the client sent under its key before the takeover (its HTTP requests) is
- * not told by the library: `findSequence` tries each count on the first record the gateway
- * reads, and the tag says which is right (AES-GCM never authenticates under a wrong nonce).
+ * not told by the library: a reader started at -1 tries each count on the first record it reads,
+ * and the tag says which is right (AES-GCM never authenticates under a wrong nonce).
  */
 
 /** What opened records carry, for the connection's owner. */
@@ -76,7 +76,7 @@ export class Tls13RecordReader {
   /**
    * A reader for the client's direction at record `seq` under `secret` (CLIENT_TRAFFIC_SECRET_0 of
    * the key log, or a later one), or with `seq` -1 at whatever count the first record it reads
-   * opens under (findSequence); undefined when the runtime cannot open AES-GCM with nonces.
+   * opens under (up to MAX_RECORDS_BEFORE); undefined when the runtime cannot open AES-GCM with nonces.
    */
   static start(suite: Tls13Suite, secret: Uint8Array, seq: number, createGcmKey: CreateGcmKey, scratch = new OpeningScratch()): Tls13RecordReader | undefined {
     const keys = trafficKeys(suite, secret);
@@ -87,24 +87,6 @@ export class Tls13RecordReader {
       return undefined;
     }
     return new Tls13RecordReader(suite, secret, gcm, keys.iv, seq, createGcmKey, scratch);
-  }
-
-  /**
-   * The sequence number of `record` (one whole record, header first) under `secret`: the count
-   * from 0 to MAX_RECORDS_BEFORE under which it authenticates, or -1. `record` is left as it was.
-   */
-  static findSequence(suite: Tls13Suite, secret: Uint8Array, record: Uint8Array, createGcmKey: CreateGcmKey): number {
-    if (record.length < RECORD_HEADER + TAG + 1 || record[0] !== APPLICATION_DATA) return -1;
-    const length = (record[3]! << 8) | record[4]!;
-    if (length !== record.length - RECORD_HEADER || length > MAX_FRAGMENT) return -1;
-    const keys = trafficKeys(suite, secret);
-    const gcm = createGcmKey(keys.key, undefined, "open-with-nonces");
-    if (!gcm?.openWithNonce) return -1;
-    try {
-      return sequenceOf(gcm, keys.iv, record);
-    } finally {
-      gcm.dispose?.();
-    }
   }
 
   /** Bytes of an unfinished record the next read must come after (copy them with `restoreInto`). */
@@ -170,7 +152,7 @@ export class Tls13RecordReader {
     const cipherLength = fragment - TAG;
     const aad = this.scratch.aad;
     for (let i = 0; i < RECORD_HEADER; i++) aad[i] = buffer[at + i]!;
-    if (!this.gcm.openWithNonce!(nonceFor(this.iv, this.seq, this.scratch.nonce), aad, buffer, body, cipherLength)) return "bad_record_mac";
+    if (!this.gcm.openWithNonce!(recordNonce(this.iv, this.seq, this.scratch.nonce), aad, buffer, body, cipherLength)) return "bad_record_mac";
     this.seq++;
     // TLSInnerPlaintext: content, its type, then zeros (padding).
     let end = body + cipherLength - 1;
@@ -257,17 +239,7 @@ function sequenceOf(gcm: GcmKey, iv: Uint8Array, record: Uint8Array): number {
   const cipherLength = record.length - RECORD_HEADER - TAG;
   for (let seq = 0; seq <= MAX_RECORDS_BEFORE; seq++) {
     copy.set(record);
-    if (gcm.openWithNonce!(nonceFor(iv, seq, nonce), header, copy, RECORD_HEADER, cipherLength)) return seq;
+    if (gcm.openWithNonce!(recordNonce(iv, seq, nonce), header, copy, RECORD_HEADER, cipherLength)) return seq;
   }
   return -1;
-}
-
-/** The IV with the 64-bit sequence number XORed into its last bytes (RFC 8446 §5.3), into `out`. */
-function nonceFor(iv: Uint8Array, seq: number, out: Uint8Array): Uint8Array {
-  out.set(iv);
-  for (let i = 11; i >= 4 && seq > 0; i--) {
-    out[i]! ^= seq % 256;
-    seq = Math.floor(seq / 256);
-  }
-  return out;
 }

@@ -1,7 +1,7 @@
 import type { CreateGcmKey, GcmKey } from "../runtime/gcm.ts";
 import type { RawTcp } from "../runtime/raw-tcp.ts";
 import type { FramePool } from "../tunnel/frame-pool.ts";
-import { nextTrafficSecret, trafficKeys, type Tls13Suite } from "./tls13-traffic-keys.ts";
+import { nextTrafficSecret, recordNonce, trafficKeys, type Tls13Suite } from "./tls13-traffic-keys.ts";
 
 /** What the writer needs of the TLS socket itself: its end. */
 export interface TlsEnds {
@@ -290,20 +290,8 @@ export class Tls13RecordWriter {
     header[3] = innerLength >> 8;
     header[4] = innerLength & 0xff;
     this.batch.set(header, this.fill);
-    this.gcm.seal(this.nextNonce(), header, plaintext, this.batch, this.fill + 5, undefined, type);
+    this.gcm.seal(recordNonce(this.iv, this.seq++, this.shared.nonce), header, plaintext, this.batch, this.fill + 5, undefined, type);
     this.fill += recordLength;
-  }
-
-  /** The per-record nonce: the IV with the 64-bit sequence number XORed into its last bytes (RFC 8446 §5.3). */
-  private nextNonce(): Uint8Array {
-    const nonce = this.shared.nonce;
-    nonce.set(this.iv);
-    let seq = this.seq++;
-    for (let i = 11; i >= 4 && seq > 0; i--) {
-      nonce[i]! ^= seq % 256;
-      seq = Math.floor(seq / 256);
-    }
-    return nonce;
   }
 
   /** Sends a KeyUpdate under the current key, then seals with the next secret's key from record 0. */

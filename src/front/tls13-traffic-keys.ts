@@ -30,6 +30,19 @@ export function trafficKeys(suite: Tls13Suite, secret: Uint8Array): TrafficKeys 
   return { key: expandLabel(suite.hash, secret, "key", suite.keyLength), iv: expandLabel(suite.hash, secret, "iv", 12) };
 }
 
+/**
+ * A record's nonce: the IV with the 64-bit sequence number XORed into its last bytes (RFC 8446
+ * §5.3), written into `out` (12 bytes) and returned. Both directions, sealing and opening.
+ */
+export function recordNonce(iv: Uint8Array, seq: number, out: Uint8Array): Uint8Array {
+  out.set(iv);
+  for (let i = 11; i >= 4 && seq > 0; i--) {
+    out[i]! ^= seq % 256;
+    seq = Math.floor(seq / 256);
+  }
+  return out;
+}
+
 /** application_traffic_secret_N+1 (RFC 8446 §7.2). */
 export function nextTrafficSecret(suite: Tls13Suite, secret: Uint8Array): Uint8Array {
   return expandLabel(suite.hash, secret, "traffic upd", suite.hash === "sha256" ? 32 : 48);

@@ -51,7 +51,8 @@ export interface GcmKey {
 
 /**
  * A key of 16 or 32 bytes; with `salt` (4 bytes) one for DTLS records, which opens them unless
- * `records` is "seal"; without, one that seals with the caller's nonces. Undefined when the native
- * library is missing (callers fall back to node:crypto).
+ * `records` is "seal"; without, one that seals with the caller's nonces, or opens with them when
+ * `records` is "open-with-nonces". Undefined when the native library is missing (callers fall
+ * back to node:crypto).
  */
 export type CreateGcmKey = (key: Uint8Array, salt?: Uint8Array, records?: "open" | "seal" | "open-with-nonces") => GcmKey | undefined;

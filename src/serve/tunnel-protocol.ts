@@ -62,7 +62,7 @@ const startBody = z.object({
   /** The setting tlsRecordBatching: the worker seals its TLS 1.3 records itself. */
   tlsRecordBatching: z.boolean(),
   /** The setting tlsRecordReading: the worker opens the client's TLS 1.3 records itself from CONNECT on. */
-  tlsRecordReading: z.boolean().default(true),
+  tlsRecordReading: z.boolean(),
 });
 export type TunnelWorkerStart = z.infer<typeof startBody>;
 

@@ -1,9 +1,7 @@
 import { epollEvent, readyEvents, readyTagAt, retagEpollEvent } from "../linux/epoll-event.ts";
-import { EPOLL_CTL_ADD, EPOLLIN } from "../linux/tun-libc.ts";
+import { EPOLL_CTL_ADD, EPOLL_CTL_DEL, EPOLLIN } from "../linux/tun-libc.ts";
 import type { StreamOwner } from "../udp.ts";
 
-/** epoll_ctl's operation that takes a descriptor out of a set. */
-const EPOLL_CTL_DEL = 2;
 /** Streams handed their readiness per look; the rest are there again at the next (level-triggered). */
 const MAX_READY = 64;
 

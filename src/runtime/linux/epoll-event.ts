@@ -28,7 +28,7 @@ const littleEndian = new Uint8Array(new Uint16Array([1]).buffer)[0] === 1;
 /** One epoll_event with these events and `tag` as its data (the low 32 bits), for epoll_ctl. */
 export function taggedEpollEvent(events: number, tag: number): Uint32Array {
   const event = epollEvent(events);
-  new DataView(event.buffer).setBigUint64(EPOLL_EVENT_LAYOUT.dataAt, BigInt(tag >>> 0), littleEndian);
+  retagEpollEvent(new DataView(event.buffer), events, tag);
   return event;
 }
 
@@ -48,7 +48,7 @@ export function readyEvents(count: number): { bytes: Uint8Array; view: DataView 
 /** The tags of the first `count` events epoll_wait wrote, or-ed together (tags are bits). */
 export function readyTags(ready: { view: DataView }, count: number): number {
   let tags = 0;
-  for (let i = 0; i < count; i++) tags |= ready.view.getUint32(i * EPOLL_EVENT_LAYOUT.bytes + EPOLL_EVENT_LAYOUT.dataAt + (littleEndian ? 0 : 4), littleEndian);
+  for (let i = 0; i < count; i++) tags |= readyTagAt(ready, i);
   return tags;
 }
 

@@ -53,6 +53,7 @@ export const EFD_NONBLOCK = O_NONBLOCK;
 export const EFD_CLOEXEC = O_CLOEXEC;
 export const EPOLL_CLOEXEC = O_CLOEXEC;
 export const EPOLL_CTL_ADD = 1;
+export const EPOLL_CTL_DEL = 2;
 export const EPOLL_CTL_MOD = 3;
 export const EPOLLIN = 0x1;
 export const EPOLLERR = 0x8;

@@ -134,19 +134,29 @@ describe("Tls13RecordReader", () => {
       expect(events.closed).toBe(1);
     });
 
-    test(`${name}: findSequence names how many records came before, and leaves the record as it was`, () => {
+    test(`${name}: started at -1, the first record names how many came before (its bytes survive the tries), and the next one must follow it`, () => {
+      const fromCount = (sealer: ClientSealer, text: string) => {
+        const reader = Tls13RecordReader.start(suite, SECRET(suite), -1, createGcmKey)!;
+        const events = new Collected();
+        const record = sealer.data(Buffer.from(text));
+        return { failure: feed(reader, record, [record.length], events), events, reader };
+      };
       for (const before of [0, 1, 7, MAX_RECORDS_BEFORE]) {
         const client = new ClientSealer(suite, SECRET(suite), before);
-        const record = client.data(Buffer.from("first after CONNECT"));
-        const copy = Buffer.from(record);
-        expect(Tls13RecordReader.findSequence(suite, SECRET(suite), record, createGcmKey)).toBe(before);
-        expect(Buffer.compare(record, copy)).toBe(0);
+        const { failure, events, reader } = fromCount(client, "first after CONNECT");
+        // The record opened after the tries: each try worked on a copy, the record was left as it was.
+        expect(failure).toBeUndefined();
+        expect(events.text).toBe("first after CONNECT");
+        // Exactly `before`: the next record (before + 1) opens, one from another count does not.
+        expect(feed(reader, client.data(Buffer.from(" next")), [100], events)).toBeUndefined();
+        expect(events.text).toBe("first after CONNECT next");
+        client.seq++;
+        expect(feed(reader, client.data(Buffer.from(" skipped one")), [100], events)).toBe("bad_record_mac");
       }
-      const late = new ClientSealer(suite, SECRET(suite), MAX_RECORDS_BEFORE + 1).data(Buffer.from("x"));
-      expect(Tls13RecordReader.findSequence(suite, SECRET(suite), late, createGcmKey)).toBe(-1);
-      const otherKey = new ClientSealer(suite, nextTrafficSecret(suite, SECRET(suite)), 0).data(Buffer.from("x"));
-      expect(Tls13RecordReader.findSequence(suite, SECRET(suite), otherKey, createGcmKey)).toBe(-1);
-      expect(Tls13RecordReader.findSequence(suite, SECRET(suite), new Uint8Array([23, 3, 3, 0, 40, 1, 2]), createGcmKey)).toBe(-1);
+      expect(fromCount(new ClientSealer(suite, SECRET(suite), MAX_RECORDS_BEFORE + 1), "x").failure).toBe("unknown_sequence");
+      expect(fromCount(new ClientSealer(suite, nextTrafficSecret(suite, SECRET(suite)), 0), "x").failure).toBe("unknown_sequence");
+      const garbage = Tls13RecordReader.start(suite, SECRET(suite), -1, createGcmKey)!;
+      expect(feed(garbage, Buffer.from([23, 3, 3, 0, 40, ...new Uint8Array(40)]), [45], new Collected())).toBe("unknown_sequence");
     });
   }
 
