@@ -48,6 +48,7 @@ export class RecordWriters {
 
 /** The largest TLS plaintext per record (RFC 8446 §5.1). */
 const MAX_PLAINTEXT = 16384;
+const HEADER_BYTES = 5;
 /** Header 5, inner content type 1, tag 16. */
 const RECORD_OVERHEAD = 22;
 /**
@@ -104,6 +105,8 @@ export class Tls13RecordWriter {
   private drainListeners: (() => void)[] | undefined;
   private ending = false;
   private gone = false;
+  /** The plaintext length of the record between beginRecord and endRecord; -1 outside. */
+  private begun = -1;
 
   private constructor(
     private readonly raw: Pick<RawTcp, "send">,
@@ -150,12 +153,43 @@ export class Tls13RecordWriter {
     } else {
       for (let at = 0; at < data.length; at += MAX_PLAINTEXT) this.seal(APPLICATION_DATA, data.subarray(at, Math.min(data.length, at + MAX_PLAINTEXT)));
     }
-    if (!this.flushDue && this.fill > 0) {
-      this.flushDue = true;
-      this.shared.flushLater(this);
-    }
+    if (this.fill > 0) this.flushAtTurnEnd();
     if (done) this.whenSent(done);
     return this.unsentBytes === 0;
+  }
+
+  /**
+   * Room in the batch for one application-data record of `length` plaintext bytes, for a caller
+   * that writes them itself (a CSTP frame encoded straight into place: no frame buffer apart, no
+   * copy into the record). The caller writes the plaintext into `recordBuffer` from the offset
+   * returned, then calls endRecord before anything else is written. -1 when it cannot be done this
+   * way (the stream ended, a record that long, or a key without sealing in place): use write.
+   */
+  beginRecord(length: number): number {
+    if (this.gone || this.ending || length > MAX_PLAINTEXT || !this.gcm.sealInPlace) return -1;
+    if (this.seq >= this.shared.recordsPerKey) this.updateKey();
+    this.reserve(length + RECORD_OVERHEAD);
+    this.begun = length;
+    return this.fill + HEADER_BYTES;
+  }
+
+  /** The batch that beginRecord's offset points into; valid until endRecord. */
+  get recordBuffer(): Uint8Array {
+    return this.batch!;
+  }
+
+  /** Seals the record begun, its plaintext in place, and sends it with the turn's batch. */
+  endRecord(): void {
+    const length = this.begun;
+    if (length < 0) throw new Error("endRecord without beginRecord");
+    this.begun = -1;
+    const batch = this.batch!;
+    const body = this.fill + HEADER_BYTES;
+    batch[body + length] = APPLICATION_DATA; // the inner content type, after the plaintext
+    const header = this.header(length + RECORD_OVERHEAD);
+    this.gcm.sealInPlace!(recordNonce(this.iv, this.seq++, this.shared.nonce), header, batch, body, length + 1);
+    this.fill += length + RECORD_OVERHEAD;
+    this.flushAtTurnEnd();
   }
 
   /**
@@ -166,10 +200,7 @@ export class Tls13RecordWriter {
   answerKeyUpdate(): boolean {
     if (this.gone || this.ending) return true;
     if (!this.updateKey()) return false;
-    if (!this.flushDue) {
-      this.flushDue = true;
-      this.shared.flushLater(this);
-    }
+    this.flushAtTurnEnd();
     return true;
   }
 
@@ -194,6 +225,13 @@ export class Tls13RecordWriter {
   off(event: "drain", listener: () => void): this {
     this.drainListeners = this.drainListeners?.filter((l) => l !== listener);
     return this;
+  }
+
+  /** The batch leaves at the end of this turn, with every other writer's (RecordWriters.flushLater). */
+  private flushAtTurnEnd(): void {
+    if (this.flushDue) return;
+    this.flushDue = true;
+    this.shared.flushLater(this);
   }
 
   /** Hands the sealed batch to the kernel, after any that wait. */
@@ -277,21 +315,32 @@ export class Tls13RecordWriter {
   private seal(type: number, plaintext: Uint8Array): void {
     if (this.seq >= this.shared.recordsPerKey && type !== HANDSHAKE) this.updateKey();
     const recordLength = plaintext.length + RECORD_OVERHEAD;
+    this.reserve(recordLength);
+    const header = this.header(recordLength);
+    this.gcm.seal(recordNonce(this.iv, this.seq++, this.shared.nonce), header, plaintext, this.batch!, this.fill + HEADER_BYTES, undefined, type);
+    this.fill += recordLength;
+  }
+
+  /** A batch with room for a record of `recordLength` bytes from `fill` on. */
+  private reserve(recordLength: number): void {
     if (this.batch && this.fill + recordLength > this.batch.length) this.flush();
     if (!this.batch) {
       this.batch = this.shared.batches.take(Math.max(this.shared.batches.blockBytes, recordLength));
       this.fill = 0;
     }
-    const innerLength = recordLength - 5;
+  }
+
+  /** The header of a record of `recordLength` bytes, written into the batch at `fill` and returned as the AAD. */
+  private header(recordLength: number): Uint8Array {
+    const innerLength = recordLength - HEADER_BYTES;
     const header = this.shared.header;
     header[0] = APPLICATION_DATA; // every record under traffic keys looks like application data
     header[1] = 3;
     header[2] = 3;
     header[3] = innerLength >> 8;
     header[4] = innerLength & 0xff;
-    this.batch.set(header, this.fill);
-    this.gcm.seal(recordNonce(this.iv, this.seq++, this.shared.nonce), header, plaintext, this.batch, this.fill + 5, undefined, type);
-    this.fill += recordLength;
+    this.batch!.set(header, this.fill);
+    return header;
   }
 
   /** Sends a KeyUpdate under the current key, then seals with the next secret's key from record 0. */

@@ -20,6 +20,14 @@ export interface GcmKey {
    */
   seal(nonce: Uint8Array, aad: Uint8Array, plaintext: Uint8Array, out: Uint8Array, outOffset: number, prefix?: number, suffix?: number): void;
   /**
+   * Seals `length` bytes of `buffer` from `offset` in place with the caller's nonce, the 16-byte
+   * tag written right after them: a TLS 1.3 record whose plaintext (inner content type included)
+   * the caller wrote straight into its batch, so no frame is built apart and copied in. `buffer`
+   * is one the caller keeps, as for seal. Sealing keys only; a runtime without it leaves it out
+   * (callers then use seal).
+   */
+  sealInPlace?(nonce: Uint8Array, aad: Uint8Array, buffer: Uint8Array, offset: number, length: number): void;
+  /**
    * Opens a TLS 1.3 record's body in place with the caller's nonce: `length` bytes of ciphertext
    * in `buffer` from `offset`, the 16-byte tag right after them, `aad` the record's 5-byte header.
    * True when it authenticates: the plaintext is then in place of the ciphertext; else those bytes

@@ -22,6 +22,12 @@ export interface LibcryptoGcmCalls<Ctx> {
    */
   sealWithNonce(ctx: Ctx, nonce: Uint8Array, aad: Uint8Array, plaintext: Uint8Array, out: Uint8Array, outOffset: number, prefix?: number, suffix?: number): void;
   /**
+   * One record sealed in place with the caller's nonce (GcmKey.sealInPlace): a new IV, the AAD,
+   * `length` bytes of `buffer` from `offset` encrypted where they are, the final block, and the
+   * tag written right after them.
+   */
+  sealInPlace(ctx: Ctx, nonce: Uint8Array, aad: Uint8Array, buffer: Uint8Array, offset: number, length: number): void;
+  /**
    * One record opened with the caller's nonce (GcmKey.openWithNonce): a new IV, the AAD, the
    * ciphertext decrypted in place (`length` bytes of `buffer` from `offset`, the 16-byte tag
    * right after them), the expected tag, the final block. True when the tag matched.
@@ -86,6 +92,13 @@ class LibcryptoGcmKey<Ctx extends object | number | bigint> implements GcmKey {
     if (this.disposed) throw new Error("AES-GCM key used after dispose"); // a freed context would crash the process
     if (this.use !== SEALS_WITH_NONCES) throw new Error("AES-GCM record key asked to seal with a nonce");
     this.c.sealWithNonce(this.ctx, nonce, aad, plaintext, out, outOffset, prefix, suffix);
+  }
+
+  sealInPlace(nonce: Uint8Array, aad: Uint8Array, buffer: Uint8Array, offset: number, length: number): void {
+    if (this.disposed) throw new Error("AES-GCM key used after dispose");
+    if (this.use !== SEALS_WITH_NONCES) throw new Error("AES-GCM record key asked to seal with a nonce");
+    if (length < 0 || offset < 0 || offset + length + TAG_BYTES > buffer.length) throw new RangeError("AES-GCM: the record and its tag do not fit in the buffer");
+    this.c.sealInPlace(this.ctx, nonce, aad, buffer, offset, length);
   }
 
   openWithNonce(nonce: Uint8Array, aad: Uint8Array, buffer: Uint8Array, offset: number, length: number): boolean {

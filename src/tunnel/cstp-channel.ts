@@ -1,7 +1,7 @@
 import type { DropCounters } from "../net/drop-counters.ts";
 import type { PacketSink } from "../net/router.ts";
 import type { TrafficCounters } from "../net/traffic-counters.ts";
-import { CstpDecoder, CstpType, encodeFrameInto, headerLength, type CstpDialect } from "./cstp-codec.ts";
+import { CstpDecoder, CstpType, type CstpDialect } from "./cstp-codec.ts";
 import { CstpWriter, type FrameQueue, type FrameSocket } from "./cstp-writer.ts";
 import { DeadPeerDetector, PEER_DEAD, PEER_PROBE } from "./dead-peer-detector.ts";
 import type { FramePool } from "./frame-pool.ts";
@@ -155,7 +155,7 @@ export class CstpChannel implements PacketSink {
         return;
       case CstpType.DPD_REQ:
         // Echo the payload: the real client sends none, the compact dialect none either (§6.2).
-        this.sendFrame(CstpType.DPD_RESP, payload.length ? payload.slice() : EMPTY);
+        this.sendFrame(CstpType.DPD_RESP, payload); // encoded at once: the payload is not kept
         return;
       case CstpType.DPD_RESP:
       case CstpType.KEEPALIVE:
@@ -173,10 +173,7 @@ export class CstpChannel implements PacketSink {
   };
 
   private sendFrame(type: number, payload: Uint8Array): boolean {
-    const dialect = this.dialect ?? "stf";
-    const frame = this.o.frames.take(headerLength(dialect) + payload.length);
-    encodeFrameInto(dialect, type, payload, frame, 0);
-    return this.writer.send(frame);
+    return this.writer.sendFrame(this.dialect ?? "stf", type, payload);
   }
 
   private finish(end: ChannelEnd, graceful: boolean): void {

@@ -1,3 +1,4 @@
+import { encodeFrameInto, headerLength, type CstpDialect } from "./cstp-codec.ts";
 import type { FramePool } from "./frame-pool.ts";
 
 /** The part of a TLS socket the writer needs. */
@@ -9,6 +10,8 @@ export interface FrameSocket {
 export interface FrameQueue {
   /** False when the frame was dropped (queue full or closed); the frame belongs to the queue either way. */
   send(frame: Uint8Array): boolean;
+  /** A frame of `type` carrying `payload`, encoded here (the payload is not kept); false when dropped. */
+  sendFrame(dialect: CstpDialect, type: number, payload: Uint8Array): boolean;
   /** Runs fn once everything queued so far is on its way (immediately if idle). */
   whenDrained(fn: () => void): void;
   close(): void;
@@ -43,6 +46,13 @@ export class CstpWriter implements FrameQueue {
     this.queue.push(frame);
     if (!this.writing) this.pump();
     return true;
+  }
+
+  sendFrame(dialect: CstpDialect, type: number, payload: Uint8Array): boolean {
+    const length = headerLength(dialect) + payload.length;
+    const frame = this.frames?.take(length) ?? new Uint8Array(length);
+    encodeFrameInto(dialect, type, payload, frame, 0);
+    return this.send(frame);
   }
 
   get queued(): number {

@@ -1,3 +1,4 @@
+import { encodeFrameInto, headerLength, type CstpDialect } from "./cstp-codec.ts";
 import type { FrameQueue } from "./cstp-writer.ts";
 import type { FramePool } from "./frame-pool.ts";
 
@@ -7,6 +8,13 @@ export interface RecordSink {
   /** Sealed bytes not yet through the socket. */
   readonly queuedBytes: number;
   write(data: Uint8Array): boolean;
+  /**
+   * Room for one record of `length` plaintext bytes, written by the caller into `recordBuffer`
+   * from the offset returned and sealed by endRecord; -1 when it cannot (then write).
+   */
+  beginRecord(length: number): number;
+  readonly recordBuffer: Uint8Array;
+  endRecord(): void;
 }
 
 export function isRecordSink(socket: object): socket is RecordSink {
@@ -14,10 +22,11 @@ export function isRecordSink(socket: object): socket is RecordSink {
 }
 
 /**
- * Frames straight into records: each frame is sealed at once into the connection's batch (the
- * frame's buffer goes back to the pool right away), and the batch leaves at the end of the turn.
- * No frame waits for the one before, unlike CstpWriter over a TLS library that would merge them.
- * A client that does not keep up loses frames once `maxQueuedBytes` wait for its socket.
+ * Frames straight into records: each frame is encoded into its record's place in the connection's
+ * batch and sealed there (no frame buffer, no copy in between), and the batch leaves at the end of
+ * the turn. No frame waits for the one before, unlike CstpWriter over a TLS library that would
+ * merge them. A client that does not keep up loses frames once `maxQueuedBytes` wait for its
+ * socket.
  */
 export class RecordFrameWriter implements FrameQueue {
   private closed = false;
@@ -29,10 +38,24 @@ export class RecordFrameWriter implements FrameQueue {
   ) {}
 
   send(frame: Uint8Array): boolean {
-    const accepted = !this.closed && this.records.queuedBytes < this.maxQueuedBytes;
+    const accepted = this.accepts();
     if (accepted) this.records.write(frame);
     this.frames?.give(frame);
     return accepted;
+  }
+
+  sendFrame(dialect: CstpDialect, type: number, payload: Uint8Array): boolean {
+    if (!this.accepts()) return false;
+    const length = headerLength(dialect) + payload.length;
+    const at = this.records.beginRecord(length);
+    if (at < 0) {
+      const frame = this.frames?.take(length) ?? new Uint8Array(length);
+      encodeFrameInto(dialect, type, payload, frame, 0);
+      return this.send(frame);
+    }
+    encodeFrameInto(dialect, type, payload, this.records.recordBuffer, at);
+    this.records.endRecord();
+    return true;
   }
 
   /** The records' order already puts an end after every frame sealed before it. */
@@ -42,5 +65,9 @@ export class RecordFrameWriter implements FrameQueue {
 
   close(): void {
     this.closed = true;
+  }
+
+  private accepts(): boolean {
+    return !this.closed && this.records.queuedBytes < this.maxQueuedBytes;
   }
 }

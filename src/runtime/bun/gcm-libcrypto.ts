@@ -89,6 +89,15 @@ const calls = loadOnce((): LibcryptoGcmCalls<Pointer> | undefined => {
       c.EVP_CipherFinal_ex(ctx, at, outl);
       c.EVP_CIPHER_CTX_ctrl(ctx, EVP_CTRL_GCM_GET_TAG, 16, at);
     },
+    sealInPlace(ctx, nonce, aad, buffer, offset, length) {
+      c.EVP_CipherInit_ex(ctx, null, null, null, ptr(nonce), 1);
+      c.EVP_CipherUpdate(ctx, null, outl, ptr(aad), aad.length);
+      const at = ptr(buffer, offset);
+      if (length > 0) c.EVP_CipherUpdate(ctx, at, outl, at, length);
+      const tag = (at + length) as Pointer;
+      c.EVP_CipherFinal_ex(ctx, tag, outl);
+      c.EVP_CIPHER_CTX_ctrl(ctx, EVP_CTRL_GCM_GET_TAG, 16, tag);
+    },
     openWithNonce(ctx, nonce, aad, buffer, offset, length) {
       c.EVP_CipherInit_ex(ctx, null, null, null, ptr(nonce), 0);
       c.EVP_CipherUpdate(ctx, null, outl, ptr(aad), aad.length);

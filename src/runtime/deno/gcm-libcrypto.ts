@@ -73,6 +73,15 @@ function load(): LibcryptoGcmCalls<Ctx> | undefined {
       c.EVP_CipherFinal_ex(ctx, tail, outl);
       c.EVP_CIPHER_CTX_ctrl(ctx, EVP_CTRL_GCM_GET_TAG, 16, tail);
     },
+    sealInPlace(ctx, nonce, aad, buffer, offset, length) {
+      c.EVP_CipherInit_ex(ctx, null, null, null, nonce, 1);
+      update(ctx, null, aad);
+      const body = buffer.subarray(offset, offset + length);
+      if (length > 0) c.EVP_CipherUpdate(ctx, body, outl, body, length);
+      const tag = buffer.subarray(offset + length, offset + length + 16);
+      c.EVP_CipherFinal_ex(ctx, tag, outl);
+      c.EVP_CIPHER_CTX_ctrl(ctx, EVP_CTRL_GCM_GET_TAG, 16, tag);
+    },
     openWithNonce(ctx, nonce, aad, buffer, offset, length) {
       c.EVP_CipherInit_ex(ctx, null, null, null, nonce, 0);
       update(ctx, null, aad);

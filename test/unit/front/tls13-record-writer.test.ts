@@ -22,8 +22,25 @@ const nodeGcmKey: CreateGcmKey = (key) => ({
     const sealed = Buffer.concat([c.update(Buffer.concat(parts)), c.final(), c.getAuthTag()]);
     out.set(sealed, outOffset);
   },
+  sealInPlace(nonce, aad, buffer, offset, length) {
+    const c = createCipheriv(key.length === 32 ? "aes-256-gcm" : "aes-128-gcm", key, nonce);
+    c.setAAD(aad);
+    const sealed = Buffer.concat([c.update(buffer.subarray(offset, offset + length)), c.final(), c.getAuthTag()]);
+    buffer.set(sealed, offset);
+  },
   openRecordInPlace: () => false,
 });
+
+/** A record written in place (beginRecord, the plaintext into recordBuffer, endRecord), as RecordFrameWriter does. */
+function writeInPlace(writer: Tls13RecordWriter, plaintext: string): number {
+  const bytes = Buffer.from(plaintext);
+  const at = writer.beginRecord(bytes.length);
+  if (at >= 0) {
+    writer.recordBuffer.set(bytes, at);
+    writer.endRecord();
+  }
+  return at;
+}
 
 const SUITE: Tls13Suite = { hash: "sha256", keyLength: 16 };
 const SECRET0 = new Uint8Array(32).map((_, i) => i * 7 + 1);
@@ -236,6 +253,60 @@ describe("Tls13RecordWriter", () => {
     const data = kernel.reader.records.filter((r) => r.type === 23);
     expect(data.map(text)).toEqual(["r0", "r1", "r2", "r3", "r4", "r5", "r6", "r7"]);
     expect(data.map((r) => r.generation)).toEqual([1, 1, 1, 2, 2, 2, 3, 3]);
+  });
+});
+
+describe("Tls13RecordWriter, records written in place", () => {
+  test("each is a record of its own, in order with written ones, sent with the turn's batch", async () => {
+    const { kernel, writer } = start();
+    expect(writeInPlace(writer, "frame one")).toBeGreaterThan(0);
+    writer.write(Buffer.from("written"));
+    writeInPlace(writer, "");
+    writeInPlace(writer, "frame two");
+    expect(kernel.reader.records).toHaveLength(1);
+    await turn();
+    const records = kernel.reader.records.slice(1);
+    expect(records.map(text)).toEqual(["frame one", "written", "", "frame two"]);
+    expect(records.every((r) => r.type === 23 && r.generation === 1)).toBe(true);
+    expect(kernel.sends).toBe(2);
+  });
+
+  test("a batch without room for the next is sent first; a record longer than 16384 bytes is refused (write splits it)", async () => {
+    const { kernel, writer } = start(); // batches of 4096 bytes
+    const frames = Array.from({ length: 6 }, (_, i) => `${i}`.repeat(1000));
+    for (const frame of frames) writeInPlace(writer, frame);
+    expect(writer.beginRecord(16385)).toBe(-1);
+    const at = writer.beginRecord(16384);
+    expect(at).toBeGreaterThan(0);
+    writer.recordBuffer.fill(0x61, at, at + 16384);
+    writer.endRecord();
+    await turn();
+    const records = kernel.reader.records.slice(1);
+    expect(records.slice(0, 6).map(text)).toEqual(frames);
+    expect(Buffer.from(records[6]!.content).toString()).toBe("a".repeat(16384));
+    expect(kernel.sends).toBe(4); // the KeyUpdate, two full batches on the way, the rest at the turn's end
+  });
+
+  test("after recordsPerKey records a KeyUpdate comes first, as for written records", async () => {
+    const { kernel, writer } = start(3);
+    for (let i = 0; i < 7; i++) writeInPlace(writer, `r${i}`);
+    await turn();
+    const data = kernel.reader.records.filter((r) => r.type === 23);
+    expect(data.map(text)).toEqual(["r0", "r1", "r2", "r3", "r4", "r5", "r6"]);
+    expect(data.map((r) => r.generation)).toEqual([1, 1, 1, 2, 2, 2, 3]);
+  });
+
+  test("after the end, or on a key that cannot seal in place, -1: the caller writes instead", async () => {
+    const { writer } = start();
+    writer.end();
+    expect(writer.beginRecord(10)).toBe(-1);
+    const withoutInPlace: CreateGcmKey = (key) => {
+      const { seal, openRecordInPlace } = nodeGcmKey(key)!;
+      return { seal, openRecordInPlace };
+    };
+    const plain = Tls13RecordWriter.start(new FakeKernel(), new FakeSocket(), SUITE, SECRET0, new RecordWriters(withoutInPlace, new FramePool(4096, 4)))!;
+    expect(plain.beginRecord(10)).toBe(-1);
+    expect(() => plain.endRecord()).toThrow();
   });
 });
 

@@ -1,5 +1,5 @@
 import { describe, expect, test } from "bun:test";
-import { createCipheriv, randomBytes } from "node:crypto";
+import { createCipheriv, createDecipheriv, randomBytes } from "node:crypto";
 import { LEGACY_SUITES, PSK_SUITES, type DtlsSuite } from "../../../../src/dtls/protocol/cipher-suites.ts";
 import { keyBlockLength, splitKeyBlock } from "../../../../src/dtls/protocol/keys.ts";
 import { ContentType, createRecordProtection, parseRecord, RECORD_HEADER_LENGTH } from "../../../../src/dtls/protocol/record.ts";
@@ -271,6 +271,36 @@ describe("native AES-GCM record protection", () => {
       // It opens only: sealing with it is a caller's mistake.
       expect(() => opener.seal(new Uint8Array(12), new Uint8Array(5), new Uint8Array(1), new Uint8Array(2048), 0)).toThrow();
       opener.dispose?.();
+    }
+  });
+
+  test("a key that seals with nonces seals in place what node:crypto opens, at any offset and length, leaving the bytes around alone", () => {
+    for (const keyLength of [16, 32]) {
+      const key = new Uint8Array(randomBytes(keyLength));
+      const sealer = createGcmKey(key)!;
+      expect(sealer.sealInPlace).toBeDefined();
+      for (const size of [0, 1, 15, 16, 17, 100, 1400, 16385]) {
+        const nonce = new Uint8Array(randomBytes(12));
+        const aad = new Uint8Array(randomBytes(5));
+        const pt = new Uint8Array(randomBytes(size));
+        const offset = 13;
+        const buffer = new Uint8Array(offset + size + 16 + 5).fill(0xa5);
+        buffer.set(pt, offset);
+        sealer.sealInPlace!(nonce, aad, buffer, offset, size);
+        // The same bytes as sealing from a separate plaintext (seal), and node:crypto opens them.
+        const apart = new Uint8Array(2048 + size);
+        sealer.seal(nonce, aad, pt, apart, 0);
+        expect(toHex(buffer.subarray(offset, offset + size + 16))).toBe(toHex(apart.subarray(0, size + 16)));
+        const decipher = createDecipheriv(keyLength === 16 ? "aes-128-gcm" : "aes-256-gcm", key, nonce, { authTagLength: 16 });
+        decipher.setAAD(aad);
+        decipher.setAuthTag(buffer.subarray(offset + size, offset + size + 16));
+        expect(toHex(Buffer.concat([decipher.update(buffer.subarray(offset, offset + size)), decipher.final()]))).toBe(toHex(pt));
+        expect(buffer.subarray(0, offset).every((b) => b === 0xa5)).toBe(true);
+        expect(buffer.subarray(offset + size + 16).every((b) => b === 0xa5)).toBe(true);
+      }
+      // A record whose tag would run past the buffer is refused before libcrypto writes it.
+      expect(() => sealer.sealInPlace!(new Uint8Array(12), new Uint8Array(5), new Uint8Array(40), 20, 5)).toThrow(RangeError);
+      sealer.dispose?.();
     }
   });
 });
