@@ -45,6 +45,21 @@ const run = (cmd: string, ...args: string[]) => {
   return { status: r.status, out: `${r.stdout}${r.stderr}`.trim() };
 };
 const fdsOpen = () => readdirSync("/proc/self/fd").map(Number).sort((a, b) => a - b).join(",");
+/**
+ * The open descriptors once no earlier step is still closing one: the runtime closes some a turn
+ * or more after their close callback (a finished child's pipes, a server just closed), and one
+ * that went during a failed opening would read as that opening closing what was not its own.
+ */
+async function settledFds(): Promise<string> {
+  let last = fdsOpen();
+  for (let i = 0; i < 40; i++) {
+    await sleep(25);
+    const now = fdsOpen();
+    if (now === last) return now;
+    last = now;
+  }
+  return last;
+}
 const deviceExists = (name: string) => run("ip", "link", "show", name).status === 0;
 
 const options = (o: Partial<WorkerKernelOptions> = {}): WorkerKernelOptions => ({
@@ -234,7 +249,7 @@ async function failures(): Promise<void> {
   // The UDP port held: the TCP group was open already.
   const holder = createSocket("udp4");
   await new Promise<void>((resolve) => holder.bind({ address: "127.0.0.1", port: 0 }, resolve));
-  let before = fdsOpen();
+  let before = await settledFds();
   const udpHeld = await runtime.openWorkerKernel(options({ udpPort: holder.address().port, tun: { ...options().tun, name: "gwk1" } }));
   let after = fdsOpen();
   holder.close();
@@ -246,7 +261,7 @@ async function failures(): Promise<void> {
 
   // The TUN name taken by a single-queue TUN device this process holds: both groups were open.
   const holding = must(await runtime.openTun({ name: "gwk2", address: "10.76.0.1", prefixLength: 24, mtu: 1400, log: () => {} }));
-  before = fdsOpen();
+  before = await settledFds();
   const tunTaken = await runtime.openWorkerKernel(options({ tun: { ...options().tun, name: "gwk2" } }));
   after = fdsOpen();
   if (tunTaken.ok) tunTaken.value.close();
@@ -258,7 +273,7 @@ async function failures(): Promise<void> {
   });
 
   // The steering refused (an empty pool): the groups and the configured device were open.
-  before = fdsOpen();
+  before = await settledFds();
   const noSteering = await runtime.openWorkerKernel(options({ tun: { ...options().tun, name: "gwk3" }, pool4: { network: parseIpv4("10.77.0.0")!, size: 0 } }));
   after = fdsOpen();
   if (noSteering.ok) noSteering.value.close();
