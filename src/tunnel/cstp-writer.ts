@@ -49,10 +49,7 @@ export class CstpWriter implements FrameQueue {
   }
 
   sendFrame(dialect: CstpDialect, type: number, payload: Uint8Array): boolean {
-    const length = headerLength(dialect) + payload.length;
-    const frame = this.frames?.take(length) ?? new Uint8Array(length);
-    encodeFrameInto(dialect, type, payload, frame, 0);
-    return this.send(frame);
+    return this.send(encodePooledFrame(this.frames, dialect, type, payload));
   }
 
   get queued(): number {
@@ -94,3 +91,11 @@ export class CstpWriter implements FrameQueue {
 }
 
 const EMPTY = new Uint8Array(0);
+
+/** A frame of `type` carrying `payload`, encoded into a buffer from `frames` (a new one without a pool). */
+export function encodePooledFrame(frames: FramePool | undefined, dialect: CstpDialect, type: number, payload: Uint8Array): Uint8Array {
+  const length = headerLength(dialect) + payload.length;
+  const frame = frames?.take(length) ?? new Uint8Array(length);
+  encodeFrameInto(dialect, type, payload, frame, 0);
+  return frame;
+}

@@ -1,5 +1,5 @@
 import { encodeFrameInto, headerLength, type CstpDialect } from "./cstp-codec.ts";
-import type { FrameQueue } from "./cstp-writer.ts";
+import { encodePooledFrame, type FrameQueue } from "./cstp-writer.ts";
 import type { FramePool } from "./frame-pool.ts";
 
 /** A TLS stream that turns each write into records of its own (front/tls13-record-writer.ts). */
@@ -48,11 +48,7 @@ export class RecordFrameWriter implements FrameQueue {
     if (!this.accepts()) return false;
     const length = headerLength(dialect) + payload.length;
     const at = this.records.beginRecord(length);
-    if (at < 0) {
-      const frame = this.frames?.take(length) ?? new Uint8Array(length);
-      encodeFrameInto(dialect, type, payload, frame, 0);
-      return this.send(frame);
-    }
+    if (at < 0) return this.send(encodePooledFrame(this.frames, dialect, type, payload));
     encodeFrameInto(dialect, type, payload, this.records.recordBuffer, at);
     this.records.endRecord();
     return true;
