@@ -34,13 +34,22 @@ import type { StreamSet } from "./stream-set.ts";
  * (takeStream; front/tls13-stream-reader.ts), through one epoll set of theirs in its own: those
  * sockets are in no other wait, so while any is watched the wait does not stop for want of
  * datagrams, and when it steps aside it comes back a millisecond later. A CSTP record from the
- * client is then read as a datagram is, by the main thread woken in this wait.
+ * client is then read as a datagram is, by the main thread woken in this wait. Once nothing has
+ * come (no datagram, no ready stream, no packet from the held descriptor) for COLD_AFTER_MS, such
+ * a wait that cannot stop sleeps up to QUIET_WAIT_MS instead: a quiet gateway with tunnels held
+ * wakes a few times a second, not fifty, and its timers may run that late until traffic comes.
  */
 
 /** The longest sleep in gw's own wait: how late the loop's timers may run while datagrams flow. */
 export const HOT_WAIT_MS = 20;
 /** Without a datagram for this long, the runtime's loop waits for the socket again. */
 export const COLD_AFTER_MS = 1_000;
+/**
+ * The longest sleep once nothing came for COLD_AFTER_MS while taken streams keep the wait on: how
+ * late the loop's timers may run on a quiet gateway (its timers are deadlines of seconds: DPD,
+ * login and HTTP phase limits; the data path's own short timers make the wait step aside).
+ */
+export const QUIET_WAIT_MS = 250;
 /** At most this many datagrams a turn: the loop's own work (TLS, timers) runs in between. */
 const READS_PER_TURN = 256;
 /** A turn that read this many datagrams, or held packets, gives its held source back (a flood). */
@@ -90,6 +99,8 @@ export interface MainWaitStats {
   heldReads: number;
   /** Times a sleep ended with taken TCP streams ready (takeStream). */
   streamWakes: number;
+  /** Sleeps of up to QUIET_WAIT_MS, taken once nothing came for COLD_AFTER_MS. */
+  quietSleeps: number;
 }
 
 export interface MainWait {
@@ -120,7 +131,7 @@ export function openMainWait(openIo: OpenMainWaitIo, fd: number, receive: Receiv
   const io = openIo(fd, loop);
   if (io === null) return null;
   const from = sourceReader(io.source);
-  const stats: MainWaitStats = { reads: 0, sleeps: 0, asides: 0, colds: 0, heldReads: 0, streamWakes: 0 };
+  const stats: MainWaitStats = { reads: 0, sleeps: 0, asides: 0, colds: 0, heldReads: 0, streamWakes: 0, quietSleeps: 0 };
   /** Made at the first takeStream; undefined before, null when the kernel refused it. */
   let streams: ReturnType<OpenStreamSet> | undefined;
   const watching = (): boolean => !!streams && streams.size > 0;
@@ -147,6 +158,8 @@ export function openMainWait(openIo: OpenMainWaitIo, fd: number, receive: Receiv
   let closed = false;
   let heardSince = false;
   let lastHeard = 0;
+  /** Nothing came for COLD_AFTER_MS (so taken streams are what keeps the wait on): sleep long. */
+  let quiet = false;
 
   const turn = (): void => {
     if (closed) {
@@ -164,8 +177,9 @@ export function openMainWait(openIo: OpenMainWaitIo, fd: number, receive: Receiv
       return;
     }
     stats.sleeps++;
+    if (quiet) stats.quietSleeps++;
     // Only what woke it is read: a read that finds nothing is a system call for nothing.
-    const ready = io.wait(HOT_WAIT_MS);
+    const ready = io.wait(quiet ? QUIET_WAIT_MS : HOT_WAIT_MS);
     const heldRead = holding && ready & READY_HELD ? source!.readHeld() : 0;
     stats.heldReads += heldRead;
     let read = 0;
@@ -188,14 +202,18 @@ export function openMainWait(openIo: OpenMainWaitIo, fd: number, receive: Receiv
     // epoll_ctl calls) at every datagram, many thousands a second with thousands of idle sessions.
     if (holding && (read >= BUSY_TURN || heldRead >= BUSY_TURN)) queueMicrotask(letGo);
     const now = performance.now();
-    if (read > 0 || heardSince) {
+    if (read > 0 || heardSince || heldRead > 0 || ready & READY_STREAMS) {
       lastHeard = now;
       heardSince = false;
-    } else if (now - lastHeard > COLD_AFTER_MS && !watching()) {
-      if (holding) queueMicrotask(letGo);
-      stats.colds++;
-      running = false;
-      return;
+      quiet = false;
+    } else if (now - lastHeard > COLD_AFTER_MS) {
+      if (!watching()) {
+        if (holding) queueMicrotask(letGo);
+        stats.colds++;
+        running = false;
+        return;
+      }
+      quiet = true;
     }
     setImmediate(turn);
   };
@@ -203,6 +221,7 @@ export function openMainWait(openIo: OpenMainWaitIo, fd: number, receive: Receiv
   const start = (): void => {
     if (running || closed) return;
     running = true;
+    quiet = false;
     lastHeard = performance.now();
     setImmediate(turn);
   };

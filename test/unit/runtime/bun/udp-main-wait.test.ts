@@ -5,7 +5,9 @@
  * order, one spelling per peer.
  */
 import { afterEach, describe, expect, test } from "bun:test";
-import { COLD_AFTER_MS } from "../../../../src/runtime/bun/udp-main-wait.ts";
+import { COLD_AFTER_MS, HOT_WAIT_MS, openMainWait, QUIET_WAIT_MS, READY_STREAMS, type MainWaitIo } from "../../../../src/runtime/bun/udp-main-wait.ts";
+import { SOCKADDR_BYTES } from "../../../../src/runtime/linux/sockaddr.ts";
+import type { StreamOwner } from "../../../../src/runtime/udp.ts";
 import { openBunUdp, type BunUdpSocket } from "../../../../src/runtime/bun/udp-socket.ts";
 import { loadBunLibc } from "../../../../src/runtime/bun/tun-libc.ts";
 import { EFD_CLOEXEC, EFD_NONBLOCK } from "../../../../src/runtime/linux/tun-libc.ts";
@@ -205,5 +207,101 @@ describe.skipIf(process.platform !== "linux")("Bun: the main thread's own wait f
     expect(got.map((g) => g.n)).toEqual(Array.from({ length: 31 }, (_, n) => n));
     expect(socket.mainWait!.sleeps).toBe(0);
     expect(reads).toBe(0);
+  });
+});
+
+describe.skipIf(process.platform !== "linux")("Bun: the main thread's own wait, quiet with tunnels' TCP streams held", () => {
+  /**
+   * The wait's system calls stood in for: each sleep is recorded with its timeout and lasts a few
+   * ms (the wait runs as Bun's immediates meanwhile); `nextReady` is what the next one reports.
+   */
+  function fakeIo() {
+    const pause = new Int32Array(new SharedArrayBuffer(4));
+    const timeouts: number[] = [];
+    const state = { nextReady: 0 };
+    const io: MainWaitIo = {
+      datagram: new Uint8Array(2048),
+      source: new Uint8Array(SOCKADDR_BYTES),
+      sourceLength: new Uint32Array(1),
+      add: () => true,
+      addStreams: () => true,
+      wait: (timeoutMs) => {
+        timeouts.push(timeoutMs);
+        Atomics.wait(pause, 0, 0, 3);
+        const ready = state.nextReady;
+        state.nextReady = 0;
+        return ready;
+      },
+      read: () => -1,
+      close: () => {},
+    };
+    return { io, timeouts, state };
+  }
+
+  /** A stream set of one kind: whatever is taken is held until released; a look tells every owner. */
+  function fakeStreams() {
+    const owners = new Map<number, StreamOwner>();
+    let next = 1;
+    const set = {
+      fd: 1_000_000,
+      get size() {
+        return owners.size;
+      },
+      take: (_fd: number, owner: StreamOwner) => {
+        owners.set(next, owner);
+        return next++;
+      },
+      release: (id: number) => void owners.delete(id),
+      serveReady: () => {
+        for (const owner of owners.values()) owner.streamReadable();
+        return owners.size;
+      },
+      close: () => owners.clear(),
+    };
+    return () => set;
+  }
+
+  async function waitOnRealSocket(o: ReturnType<typeof fakeIo>) {
+    // A socket Bun's loop watches: the wait finds the loop's epoll descriptor through it.
+    const udp = await Bun.udpSocket({ hostname: "127.0.0.1", port: 0 });
+    opened.push(udp);
+    const fd = (udp as unknown as { fd: number }).fd;
+    const wait = openMainWait(() => o.io, fd, () => {}, fakeStreams());
+    if (wait === null) throw new Error("no wait for a socket of Bun's loop");
+    opened.push(wait);
+    return wait;
+  }
+
+  test(`a held stream keeps the wait on; after ${COLD_AFTER_MS} ms with nothing ready it sleeps up to ${QUIET_WAIT_MS} ms, and a ready stream brings ${HOT_WAIT_MS} ms back`, async () => {
+    const o = fakeIo();
+    const wait = await waitOnRealSocket(o);
+    let readable = 0;
+    expect(wait.takeStream(7, { streamReadable: () => void readable++ })).toBe(1);
+    await until(() => o.timeouts.length >= 5, "the first sleeps");
+    expect(o.timeouts.slice(0, 5)).toEqual([HOT_WAIT_MS, HOT_WAIT_MS, HOT_WAIT_MS, HOT_WAIT_MS, HOT_WAIT_MS]);
+    await Bun.sleep(COLD_AFTER_MS + 150);
+    expect(wait.stats.colds).toBe(0);
+    expect(wait.stats.quietSleeps).toBeGreaterThan(0);
+    expect(o.timeouts.at(-1)).toBe(QUIET_WAIT_MS);
+    // A CSTP record: the stream is served and the wait is hot again.
+    o.state.nextReady = READY_STREAMS;
+    const before = o.timeouts.length;
+    await until(() => o.timeouts.length >= before + 3, "sleeps after the ready stream");
+    expect(readable).toBe(1);
+    expect(o.timeouts.slice(before + 1, before + 3)).toEqual([HOT_WAIT_MS, HOT_WAIT_MS]);
+    expect(wait.stats.streamWakes).toBe(1);
+  });
+
+  test("once the last stream is released, a quiet wait stops as it does without streams", async () => {
+    const o = fakeIo();
+    const wait = await waitOnRealSocket(o);
+    const id = wait.takeStream(7, { streamReadable: () => {} });
+    await Bun.sleep(COLD_AFTER_MS + 150);
+    expect(wait.stats.quietSleeps).toBeGreaterThan(0);
+    wait.releaseStream(id, 7, false);
+    await until(() => wait.stats.colds === 1, "the wait to stop");
+    const sleeps = wait.stats.sleeps;
+    await Bun.sleep(50);
+    expect(wait.stats.sleeps).toBe(sleeps);
   });
 });
