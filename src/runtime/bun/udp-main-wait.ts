@@ -15,10 +15,10 @@ import type { StreamSet } from "./stream-set.ts";
  *
  * The wait runs as an immediate, one turn of the loop each, and sleeps at most HOT_WAIT_MS: the
  * loop's timers are not in its epoll set (it sleeps until the next one), so they run up to that
- * late while this waits. Without a datagram for COLD_AFTER_MS the wait stops and the loop sleeps
- * alone, the socket in its set as before; its next datagram comes through the runtime's own
- * receive path, which calls `heard()` and starts the wait again. An idle gateway thus sleeps as
- * the runtime has it.
+ * late while this waits. Without a datagram (or a packet read from the held descriptor, below) for
+ * COLD_AFTER_MS the wait stops and the loop sleeps alone, the socket in its set as before; its
+ * next datagram comes through the runtime's own receive path, which calls `heard()` and starts the
+ * wait again. An idle gateway thus sleeps as the runtime has it.
  *
  * It steps aside while any of its `busy` probes holds: work the loop does on its own time waits
  * (the TUN reader's filled slots, one an immediate queued behind this one; a CSTP writer's retry
@@ -42,7 +42,7 @@ import type { StreamSet } from "./stream-set.ts";
 
 /** The longest sleep in gw's own wait: how late the loop's timers may run while datagrams flow. */
 export const HOT_WAIT_MS = 20;
-/** Without a datagram for this long, the runtime's loop waits for the socket again. */
+/** With nothing read for this long, the runtime's loop waits for the socket again. */
 export const COLD_AFTER_MS = 1_000;
 /**
  * The longest sleep once nothing came for COLD_AFTER_MS while taken streams keep the wait on: how

@@ -194,6 +194,30 @@ describe.skipIf(process.platform !== "linux")("Bun: the main thread's own wait f
     expect(readHeldCalls).toBe(1); // read when it woke the wait, not after every sleep
   });
 
+  test(`packets read from the held descriptor keep the wait on without datagrams; ${COLD_AFTER_MS} ms without either, it stops`, async () => {
+    const { socket, got } = await gateway("127.0.0.1");
+    const c = await client("127.0.0.1");
+    const standIn = heldStandIn();
+    let holding = false;
+    socket.alsoWaitFor({
+      fd: standIn.fd,
+      hold: () => (holding = true),
+      readHeld: () => (standIn.take() ? 1 : 0),
+      letGo: () => void (holding = false),
+    });
+    c.send(numbered(0), socket.port, "127.0.0.1");
+    await until(() => got.length === 1 && socket.mainWait!.sleeps > 0, "the first datagram and a sleep");
+    // A LAN host's packets towards the client, one every 300 ms for twice the cold spell.
+    for (let i = 1; i <= 7; i++) {
+      await Bun.sleep(300);
+      standIn.poke();
+      await until(() => socket.mainWait!.heldReads === i, `held packet ${i}`);
+    }
+    expect(socket.mainWait!.colds).toBe(0);
+    await until(() => socket.mainWait!.colds === 1, "the wait going cold");
+    expect(holding).toBe(false);
+  });
+
   test("a held descriptor that cannot be had now (its reader is reading it) makes the wait step aside; Bun's callback delivers", async () => {
     const { socket, got } = await gateway("127.0.0.1");
     const c = await client("127.0.0.1");
