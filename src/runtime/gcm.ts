@@ -53,7 +53,10 @@ export interface GcmKey {
    * without it leaves it out (callers then use seal).
    */
   sealRecordInPlace?(pseudoHeader: Uint8Array, buffer: Uint8Array, offset: number, length: number): boolean;
-  /** Frees the native context now instead of at a later collection; the key is not used again. */
+  /**
+   * Wipes the native context's key material now, or frees the context now, instead of leaving
+   * both to a later collection; the key is not used again.
+   */
   dispose?(): void;
 }
 

@@ -1,4 +1,4 @@
-import { dlopen, ptr, type Pointer } from "bun:ffi";
+import { dlopen, ptr, toArrayBuffer, type Pointer } from "bun:ffi";
 import type { CreateGcmKey } from "../gcm.ts";
 import { libcryptoGcm, type LibcryptoGcmCalls } from "../libcrypto-gcm.ts";
 import { loadOnce } from "../load-once.ts";
@@ -17,6 +17,7 @@ function load() {
       return dlopen(name, {
         EVP_CIPHER_CTX_new: { args: [], returns: "ptr" },
         EVP_CIPHER_CTX_free: { args: ["ptr"], returns: "void" },
+        EVP_CIPHER_CTX_reset: { args: ["ptr"], returns: "i32" },
         EVP_aes_128_gcm: { args: [], returns: "ptr" },
         EVP_aes_256_gcm: { args: [], returns: "ptr" },
         EVP_CipherInit_ex: { args: ["ptr", "ptr", "ptr", "ptr", "ptr", "i32"], returns: "i32" },
@@ -53,6 +54,28 @@ class Libcrypto {
   }
 }
 
+/**
+ * bun:ffi's toArrayBuffer with a deallocator, which runs when the collector frees the buffer
+ * (Bun's docs, FFI "Memory management"; bun-types declares only the first three parameters). The
+ * deallocator is called as `deallocator(bytes, deallocatorContext)`, possibly on a collector's
+ * thread.
+ */
+const toArrayBufferFreedBy = toArrayBuffer as unknown as (bytes: Pointer, byteOffset: number, byteLength: number, deallocatorContext: Pointer, deallocator: number) => ArrayBuffer;
+
+/**
+ * A context freed by the collector: a one-byte ArrayBuffer over it whose deallocator is
+ * EVP_CIPHER_CTX_free itself (called with the context, the second argument ignored). The buffer
+ * is never read or written. Undefined when Bun does not give the function's address.
+ */
+function collectorOf(c: Symbols): LibcryptoGcmCalls<Pointer>["collector"] {
+  const free = (c.EVP_CIPHER_CTX_free as { ptr?: unknown }).ptr;
+  if (typeof free !== "number" || free <= 0) return undefined;
+  return {
+    tie: (ctx) => toArrayBufferFreedBy(ctx, 0, 1, ctx, free),
+    wipe: (ctx) => void c.EVP_CIPHER_CTX_reset(ctx),
+  };
+}
+
 const calls = loadOnce((): LibcryptoGcmCalls<Pointer> | undefined => {
   const c = load();
   if (!c) return undefined;
@@ -69,6 +92,7 @@ const calls = loadOnce((): LibcryptoGcmCalls<Pointer> | undefined => {
     },
     setFixedIv: (ctx, salt) => c.EVP_CIPHER_CTX_ctrl(ctx, EVP_CTRL_GCM_SET_IV_FIXED, 4, ptr(salt)) === 1,
     free: (ctx) => c.EVP_CIPHER_CTX_free(ctx),
+    collector: collectorOf(c),
     sealWithNonce(ctx, nonce, aad, plaintext, out, outOffset, prefix, suffix) {
       c.EVP_CipherInit_ex(ctx, null, null, null, ptr(nonce), 1);
       c.EVP_CipherUpdate(ctx, null, outl, ptr(aad), aad.length);

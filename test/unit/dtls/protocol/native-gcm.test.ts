@@ -95,7 +95,7 @@ describe("native AES-GCM record protection", () => {
     }
   });
 
-  test("a disposed key frees its context at once and refuses to be used (instead of touching freed memory)", () => {
+  test("a disposed key wipes or frees its context at once and refuses to be used (instead of touching freed or empty state)", () => {
     const gcm = createGcmKey(new Uint8Array(16))!;
     const out = new Uint8Array(2048);
     gcm.seal(new Uint8Array(12), new Uint8Array(5), new Uint8Array(10), out, 0);
