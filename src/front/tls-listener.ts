@@ -78,7 +78,7 @@ export function recordSealing(
   options: { reading?: boolean; log?: Log } = {},
 ): RecordSealing | undefined {
   if (!createGcmKey || !openRawTcp) return undefined;
-  const writers = new RecordWriters(createGcmKey, new FramePool(BATCH_BYTES, MAX_IDLE_BATCHES));
+  const writers = new RecordWriters(createGcmKey, new FramePool(BATCH_BYTES, MAX_IDLE_BATCHES), undefined, new FramePool(SMALL_BATCH_BYTES, MAX_IDLE_SMALL_BATCHES));
   udp?.stepAsideWhile?.(() => writers.retrying > 0);
   const readers = options.reading !== false && udp?.takeStream && udp.releaseStream ? new StreamReaders({ takeStream: udp.takeStream, releaseStream: udp.releaseStream }, createGcmKey, options.log) : undefined;
   return { openRawTcp, writers, ...(readers ? { readers } : {}) };
@@ -88,6 +88,14 @@ export function recordSealing(
 const BATCH_BYTES = 64 * 1024;
 /** Batches kept for reuse when traffic stops: 1 MiB whatever the number of connections. */
 const MAX_IDLE_BATCHES = 16;
+/**
+ * A turn's batch starts in a block this small when its first record fits (one full-size CSTP
+ * frame does): a turn that answers the DPD requests of hundreds of connections takes that many
+ * blocks at once, which the large pool could not keep (issue 13: idle sessions' CPU).
+ */
+const SMALL_BATCH_BYTES = 2048;
+/** Small blocks kept for reuse: 1 MiB. */
+const MAX_IDLE_SMALL_BATCHES = 512;
 
 /** Where a connection's answers and frames are written: the TLS socket, or the gateway's own record writer. */
 export interface TlsOutput {

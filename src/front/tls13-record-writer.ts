@@ -32,7 +32,20 @@ export class RecordWriters {
     readonly batches: FramePool,
     /** Records sealed under one key before the next KeyUpdate (fewer in tests). */
     readonly recordsPerKey = RECORDS_PER_KEY,
+    /**
+     * Small batch buffers, for a turn whose first record fits one (a DPD answer, a ping's reply):
+     * many connections answered in one turn then take small blocks, not a large one each, which
+     * the large pool could not keep and each new one of which is zeroed memory. A batch that
+     * outgrows its small block moves into a large one. Without it, every batch is large.
+     */
+    readonly smallBatches?: FramePool,
   ) {}
+
+  /** A sent batch back to the pool it came from. */
+  give(batch: Uint8Array): void {
+    if (this.smallBatches && batch.buffer.byteLength === this.smallBatches.blockBytes) this.smallBatches.give(batch);
+    else this.batches.give(batch);
+  }
 
   /** `writer` flushes at the end of this turn, with every other writer written to in it. */
   flushLater(writer: Tls13RecordWriter): void {
@@ -268,7 +281,7 @@ export class Tls13RecordWriter {
       }
       unsent.shift();
       this.sentOfFirst = 0;
-      this.shared.batches.give(first);
+      this.shared.give(first);
     }
     this.unsent = undefined;
     this.retryMs = RETRY_FIRST_MS;
@@ -321,11 +334,28 @@ export class Tls13RecordWriter {
     this.fill += recordLength;
   }
 
-  /** A batch with room for a record of `recordLength` bytes from `fill` on. */
+  /**
+   * A batch with room for a record of `recordLength` bytes from `fill` on: the turn's first record
+   * takes a small block when it fits one (RecordWriters.smallBatches); a small batch without room
+   * moves into a large block (its records copied, still one send for the turn); a large one
+   * without room is sent first.
+   */
   private reserve(recordLength: number): void {
-    if (this.batch && this.fill + recordLength > this.batch.length) this.flush();
+    const batch = this.batch;
+    if (batch && this.fill + recordLength > batch.length) {
+      const large = this.shared.batches;
+      if (batch.length < large.blockBytes && this.fill + recordLength <= large.blockBytes) {
+        const grown = large.take(large.blockBytes);
+        grown.set(batch.subarray(0, this.fill));
+        this.shared.give(batch);
+        this.batch = grown;
+        return;
+      }
+      this.flush();
+    }
     if (!this.batch) {
-      this.batch = this.shared.batches.take(Math.max(this.shared.batches.blockBytes, recordLength));
+      const small = this.shared.smallBatches;
+      this.batch = small && recordLength <= small.blockBytes ? small.take(small.blockBytes) : this.shared.batches.take(Math.max(this.shared.batches.blockBytes, recordLength));
       this.fill = 0;
     }
   }

@@ -310,6 +310,64 @@ describe("Tls13RecordWriter, records written in place", () => {
   });
 });
 
+describe("Tls13RecordWriter, small and large batches", () => {
+  /** Writers sharing pools of large blocks (4096 bytes) and small ones (512). */
+  function withSmallBatches(count: number) {
+    const large = new FramePool(4096, 2);
+    const small = new FramePool(512, 64);
+    const shared = new RecordWriters(nodeGcmKey, large, undefined, small);
+    const pairs = Array.from({ length: count }, () => {
+      const kernel = new FakeKernel();
+      return { kernel, writer: Tls13RecordWriter.start(kernel, new FakeSocket(), SUITE, SECRET0, shared)! };
+    });
+    return { large, small, pairs };
+  }
+
+  test("many connections answered in one turn take small blocks, given back after the send, none large", async () => {
+    const { large, small, pairs } = withSmallBatches(20);
+    await turn(); // the KeyUpdates
+    const madeBefore = large.blocksMade;
+    for (const { writer } of pairs) writeInPlace(writer, "dpd answer");
+    await turn();
+    for (const { kernel } of pairs) expect(kernel.reader.records.slice(1).map(text)).toEqual(["dpd answer"]);
+    expect(large.blocksMade).toBe(madeBefore);
+    expect(small.idle).toBe(20);
+    // The next turn's answers reuse them.
+    const smallMade = small.blocksMade;
+    for (const { writer } of pairs) writer.write(Buffer.from("again"));
+    await turn();
+    expect(small.blocksMade).toBe(smallMade);
+  });
+
+  test("a turn that outgrows its small block moves into a large one: every record, in order, in one send", async () => {
+    const { large, small, pairs } = withSmallBatches(1);
+    const { kernel, writer } = pairs[0]!;
+    await turn();
+    const sendsBefore = kernel.sends;
+    const frames = Array.from({ length: 8 }, (_, i) => `${i}`.repeat(300)); // 2,576 bytes sealed: past 512, within 4096
+    writeInPlace(writer, frames[0]!);
+    writer.write(Buffer.from(frames[1]!));
+    for (const frame of frames.slice(2)) writeInPlace(writer, frame);
+    await turn();
+    expect(kernel.reader.records.slice(1).map(text)).toEqual(frames);
+    expect(kernel.sends - sendsBefore).toBe(1);
+    expect(small.idle).toBe(1); // the small block went back when the batch moved
+    expect(large.idle).toBe(1); // and the large one after the send
+  });
+
+  test("a first record too long for a small block starts in a large one", async () => {
+    const { large, small, pairs } = withSmallBatches(1);
+    const { kernel, writer } = pairs[0]!;
+    await turn();
+    const smallMade = small.blocksMade;
+    writeInPlace(writer, "x".repeat(1000));
+    await turn();
+    expect(text(kernel.reader.records.at(-1)!)).toBe("x".repeat(1000));
+    expect(small.blocksMade).toBe(smallMade);
+    expect(large.idle).toBe(1);
+  });
+});
+
 describe("recordSealing", () => {
   test("gives the DTLS socket beside it a probe that holds while one of its writers waits for the retry timer", async () => {
     const probes: (() => boolean)[] = [];
