@@ -310,9 +310,10 @@ export class Tls13RecordWriter {
   }
 
   /**
-   * The connection is over: nothing more is sent or kept. The key's libcrypto context is freed now,
-   * not when a collection finds the writer: the collector does not see native memory, and a churn
-   * of short connections would otherwise hold thousands of them between collections.
+   * The connection is over: nothing more is sent or kept. The key is disposed of now (its
+   * libcrypto context wiped and its key schedule freed), not when a collection finds the writer:
+   * the collector does not see native memory, and a churn of short connections would otherwise
+   * hold thousands of them between collections.
    */
   private forget(): void {
     if (!this.gone) this.gcm.dispose?.();
