@@ -1,6 +1,7 @@
 /**
- * AES-GCM with the key schedule kept: one context per key (one direction of a DTLS epoch, or the
- * CSTP record writer), reused for every record. node:crypto needs a new cipher object per nonce
+ * AES-GCM with the key schedule kept: a key (one direction of a DTLS epoch, or the CSTP record
+ * reader or writer) reuses one context for every record while it is in use (libcrypto-gcm.ts lends
+ * contexts from a pool, so idle keys hold none). node:crypto needs a new cipher object per nonce
  * (and allocates its output); a runtime that can reach the system's libcrypto gives this instead
  * (issue 13).
  *
@@ -54,8 +55,8 @@ export interface GcmKey {
    */
   sealRecordInPlace?(pseudoHeader: Uint8Array, buffer: Uint8Array, offset: number, length: number): boolean;
   /**
-   * Wipes the native context's key material now, or frees the context now, instead of leaving
-   * both to a later collection; the key is not used again.
+   * Wipes the key's material now (its bytes, and the native context it holds, which goes back to
+   * be lent again) instead of leaving it for a later collection; the key is not used again.
    */
   dispose?(): void;
 }

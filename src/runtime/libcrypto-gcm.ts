@@ -1,20 +1,33 @@
 import type { CreateGcmKey, GcmKey } from "./gcm.ts";
+import { GcmContextPool, type PooledKey } from "./gcm-context-pool.ts";
 
 /**
- * AES-GCM through the system's OpenSSL 3 libcrypto, one EVP_CIPHER_CTX per key with its key
- * schedule and GHASH tables kept: the part both runtimes share. Each runtime's FFI gives the calls
+ * AES-GCM through the system's OpenSSL 3 libcrypto, the key schedule and GHASH tables kept in an
+ * EVP_CIPHER_CTX: the part both runtimes share. Each runtime's FFI gives the calls
  * (bun/gcm-libcrypto.ts, deno/gcm-libcrypto.ts); this decides which a key may make. A key sealing
  * with the caller's nonces (TLS 1.3 records) is re-initialised with only a new IV per record, its
  * output written straight into the caller's buffer; DTLS record keys open and seal records in place
  * in libssl's record mode. Measured under Bun: 0.6 µs per 1400-byte seal against 1.7 to 2.0 µs for
  * createCipheriv per record, and no allocation. Without libcrypto.so.3 the gateway keeps node:crypto.
+ *
+ * A key does not own a context: it holds its key bytes, and borrows a context from a pool shared
+ * by the keys of its kind (gcm-context-pool.ts) when it is used and has none. A context is about
+ * 1.4 KiB of libcrypto's memory and a session has four keys, most of them idle at any moment: the
+ * pool keeps what is in use and re-keys a context for a key that comes back (about 0.4 µs). So
+ * memory per session no longer pays for contexts, and nothing has to be freed when a key is
+ * dropped (issue 13: memory per session, and the collector's walk over finalizers).
  */
 export interface LibcryptoGcmCalls<Ctx> {
-  /** A context keyed for encryption (`encrypt`) or decryption; `iv` null for record keys. Null when refused. */
-  newContext(key: Uint8Array, iv: Uint8Array | null, encrypt: boolean): Ctx | null;
-  /** EVP_CTRL_GCM_SET_IV_FIXED with the 4-byte salt: record mode. True when taken. */
+  /** A context for AES-GCM with a key of `keyLength` bytes, not keyed yet. Null when refused. */
+  newContext(keyLength: 16 | 32): Ctx | null;
+  /** Keys (or re-keys) a context for encryption (`encrypt`) or decryption; true when taken. The key schedule and GHASH tables are computed again, the cipher kept. */
+  setKey(ctx: Ctx, key: Uint8Array, encrypt: boolean): boolean;
+  /** EVP_CTRL_GCM_SET_IV_FIXED with the 4-byte salt: record mode (sealing draws the rest at random). True when taken. */
   setFixedIv(ctx: Ctx, salt: Uint8Array): boolean;
-  free(ctx: Ctx): void;
+  /** A sealing record key's whole 12-byte IV, the next record's (EVP_CIPHER_CTX_get_updated_iv), into `out`. True when read. */
+  readIv(ctx: Ctx, out: Uint8Array): boolean;
+  /** EVP_CTRL_GCM_SET_IV_FIXED with −1: record mode again with the whole IV read before, so the count goes on. True when taken. */
+  restoreIv(ctx: Ctx, iv: Uint8Array): boolean;
   /**
    * One record sealed with the caller's nonce (GcmKey.seal): a new IV, the AAD, the optional
    * prefix byte, the plaintext, the optional suffix byte, the final block and the tag, written
@@ -33,15 +46,6 @@ export interface LibcryptoGcmCalls<Ctx> {
    * right after them), the expected tag, the final block. True when the tag matched.
    */
   openWithNonce(ctx: Ctx, nonce: Uint8Array, aad: Uint8Array, buffer: Uint8Array, offset: number, length: number): boolean;
-  /**
-   * Optional: contexts freed by the collector itself. `tie` makes an object that frees `ctx` when
-   * the collector frees it (null when it cannot); the key holds it instead of registering with a
-   * FinalizationRegistry, whose live registrations JavaScriptCore walks at every collection, eden
-   * ones too: four keys a session, over a millisecond a second at 4,000 sessions (issue 13).
-   * `wipe` (EVP_CIPHER_CTX_reset) clears a tied context's key material at dispose; the collector
-   * frees what is left.
-   */
-  collector?: { tie(ctx: Ctx): object | null; wipe(ctx: Ctx): void };
   /** EVP_CTRL_AEAD_TLS1_AAD with the 13-byte pseudo-header; libcrypto's answer (> 0 when taken). */
   recordAad(ctx: Ctx, pseudoHeader: Uint8Array): number;
   /** EVP_Cipher in place over `length` bytes of `buffer` from `offset` (inside it); libcrypto's answer (≥ 0 when done). */
@@ -51,34 +55,6 @@ export interface LibcryptoGcmCalls<Ctx> {
 /** A DTLS 1.2 GCM record's body holds at least its explicit nonce and its tag. */
 const RECORD_NONCE_AND_TAG = 8 + 16;
 
-/** CreateGcmKey over a runtime's calls; `calls` undefined (no libcrypto) gives undefined keys. */
-export function libcryptoGcm<Ctx extends object | number | bigint>(calls: () => LibcryptoGcmCalls<Ctx> | undefined): CreateGcmKey {
-  let contexts: FinalizationRegistry<Ctx> | undefined;
-  return (key, salt, records = "open") => {
-    const c = calls();
-    if (!c || (key.length !== 16 && key.length !== 32) || (salt && salt.length !== 4)) return undefined;
-    // A key without a salt is initialised again with each record's nonce (the key schedule stays).
-    // A record key works in libssl's record mode, its salt fixed: opening (enc 0), the rest of each
-    // nonce is read from the record; sealing (enc 1), libcrypto draws the rest at random once and
-    // counts up from there, writing it into each record.
-    const use: Use = !salt ? (records === "open-with-nonces" ? OPENS_WITH_NONCES : SEALS_WITH_NONCES) : records === "seal" ? SEALS_RECORDS : OPENS_RECORDS;
-    const keyCopy = new Uint8Array(key);
-    const ctx = c.newContext(keyCopy, salt ? null : new Uint8Array(12), use === SEALS_WITH_NONCES || use === SEALS_RECORDS);
-    keyCopy.fill(0);
-    if (ctx === null) return undefined;
-    if (salt && !c.setFixedIv(ctx, new Uint8Array(salt))) {
-      c.free(ctx);
-      return undefined;
-    }
-    const tied = c.collector?.tie(ctx) ?? null;
-    if (tied !== null) return new LibcryptoGcmKey(c, ctx, use, tied);
-    contexts ??= new FinalizationRegistry<Ctx>((held) => c.free(held));
-    const gcm = new LibcryptoGcmKey(c, ctx, use, contexts);
-    contexts.register(gcm, ctx, gcm);
-    return gcm;
-  };
-}
-
 /** What a key's context was set up for: its calls differ and must not mix. */
 type Use = typeof SEALS_WITH_NONCES | typeof OPENS_RECORDS | typeof SEALS_RECORDS | typeof OPENS_WITH_NONCES;
 const SEALS_WITH_NONCES = 0;
@@ -87,48 +63,169 @@ const SEALS_RECORDS = 2;
 const OPENS_WITH_NONCES = 3;
 /** GCM's tag, after the ciphertext. */
 const TAG_BYTES = 16;
+/** A record key's salt, and the whole IV a sealing record key keeps while it has no context. */
+const SALT_BYTES = 4;
+const IV_BYTES = 12;
 
-/** One key's context. A class, not closures: three keys per session (issue 13: memory per session). */
-class LibcryptoGcmKey<Ctx extends object | number | bigint> implements GcmKey {
+/**
+ * The calls and what keys of one factory share: a pool per use and key length (contexts never
+ * change kind, so no state of one use is left for another), and buffers with their own memory for
+ * the bytes handed to libcrypto (key, salt, IV), wiped after each call.
+ */
+class Shared<Ctx extends object | number | bigint> {
+  readonly pools: GcmContextPool<Ctx, LibcryptoGcmKey<Ctx>>[] = [];
+  readonly key16 = new Uint8Array(new ArrayBuffer(16));
+  readonly key32 = new Uint8Array(new ArrayBuffer(32));
+  readonly salt = new Uint8Array(new ArrayBuffer(SALT_BYTES));
+  readonly iv = new Uint8Array(new ArrayBuffer(IV_BYTES));
+
+  constructor(readonly c: LibcryptoGcmCalls<Ctx>) {}
+
+  pool(use: Use, keyLength: 16 | 32): GcmContextPool<Ctx, LibcryptoGcmKey<Ctx>> {
+    const at = use * 2 + (keyLength === 32 ? 1 : 0);
+    return (this.pools[at] ??= new GcmContextPool(() => this.c.newContext(keyLength)));
+  }
+}
+
+/** CreateGcmKey over a runtime's calls; `calls` undefined (no libcrypto) gives undefined keys. */
+export function libcryptoGcm<Ctx extends object | number | bigint>(calls: () => LibcryptoGcmCalls<Ctx> | undefined): CreateGcmKey {
+  let shared: Shared<Ctx> | undefined;
+  return (key, salt, records = "open") => {
+    const c = calls();
+    if (!c || (key.length !== 16 && key.length !== 32) || (salt && salt.length !== SALT_BYTES)) return undefined;
+    shared ??= new Shared(c);
+    // A key without a salt is initialised again with each record's nonce (the key schedule stays).
+    // A record key works in libssl's record mode, its salt fixed: opening (enc 0), the rest of each
+    // nonce is read from the record; sealing (enc 1), libcrypto draws the rest at random once and
+    // counts up from there, writing it into each record.
+    const use: Use = !salt ? (records === "open-with-nonces" ? OPENS_WITH_NONCES : SEALS_WITH_NONCES) : records === "seal" ? SEALS_RECORDS : OPENS_RECORDS;
+    const gcm = new LibcryptoGcmKey(shared, shared.pool(use, key.length as 16 | 32), use, key, salt);
+    // Keyed now, so a key libcrypto refuses is refused here (callers then keep node:crypto).
+    return gcm.tryFirstContext() ? gcm : undefined;
+  };
+}
+
+/** One key: its bytes, and a context of its pool while it holds one. A class, not closures: four keys per session (issue 13: memory per session). */
+class LibcryptoGcmKey<Ctx extends object | number | bigint> implements GcmKey, PooledKey<Ctx> {
   private disposed = false;
+  /** The pool's slot this key last held; it holds it while the pool's owner of that slot is this key. */
+  private slot = -1;
+  /** The key's bytes, then the salt of a record key, then (sealing record keys) the whole IV saved when its context was taken. Never handed to libcrypto itself: copied into the shared buffers. */
+  private readonly material: Uint8Array;
+  private ivSaved = false;
+  private readonly keyLength: number;
 
   constructor(
-    private readonly c: LibcryptoGcmCalls<Ctx>,
-    private readonly ctx: Ctx,
+    private readonly shared: Shared<Ctx>,
+    private readonly pool: GcmContextPool<Ctx, LibcryptoGcmKey<Ctx>>,
     private readonly use: Use,
-    /** What frees the context if dispose is never called: the registry it is registered with, or the object it is tied to (collector). */
-    private readonly lifetime: FinalizationRegistry<Ctx> | object,
-  ) {}
+    key: Uint8Array,
+    salt: Uint8Array | undefined,
+  ) {
+    this.keyLength = key.length;
+    this.material = new Uint8Array(key.length + (salt ? SALT_BYTES : 0) + (use === SEALS_RECORDS ? IV_BYTES : 0));
+    this.material.set(key);
+    if (salt) this.material.set(salt, key.length);
+  }
+
+  /** Takes a context and keys it; false (the key unusable) when libcrypto refuses. */
+  tryFirstContext(): boolean {
+    const slot = this.pool.take(this);
+    if (slot < 0) return false;
+    if (this.install(this.pool.context(slot))) {
+      this.slot = slot;
+      return true;
+    }
+    this.pool.release(slot);
+    this.material.fill(0);
+    this.disposed = true;
+    return false;
+  }
+
+  /** The context this key holds, or one taken and keyed now. */
+  private context(): Ctx {
+    const pool = this.pool;
+    if (pool.ownerOf(this.slot) === this) return pool.touch(this.slot);
+    if (this.disposed) throw new Error("AES-GCM key used after dispose");
+    const slot = pool.take(this);
+    if (slot < 0) throw new Error("AES-GCM: libcrypto gave no context (out of memory?)");
+    const ctx = pool.context(slot);
+    if (!this.install(ctx)) {
+      pool.release(slot);
+      throw new Error("AES-GCM: libcrypto refused a key it had taken before");
+    }
+    this.slot = slot;
+    return ctx;
+  }
+
+  /** Keys `ctx` for this key: its bytes, then its salt, or the IV it left with. */
+  private install(ctx: Ctx): boolean {
+    const { c } = this.shared;
+    const keyLength = this.keyLength;
+    const key = keyLength === 32 ? this.shared.key32 : this.shared.key16;
+    copy(this.material, 0, key, keyLength);
+    const keyed = c.setKey(ctx, key, this.use === SEALS_WITH_NONCES || this.use === SEALS_RECORDS);
+    key.fill(0);
+    if (!keyed) return false;
+    if (this.use === SEALS_RECORDS && this.ivSaved) {
+      const iv = this.shared.iv;
+      copy(this.material, keyLength + SALT_BYTES, iv, IV_BYTES);
+      const restored = c.restoreIv(ctx, iv);
+      iv.fill(0);
+      return restored;
+    }
+    if (this.use === SEALS_RECORDS || this.use === OPENS_RECORDS) {
+      const salt = this.shared.salt;
+      copy(this.material, keyLength, salt, SALT_BYTES);
+      return c.setFixedIv(ctx, salt);
+    }
+    return true;
+  }
+
+  /**
+   * The pool takes this key's context for another: a sealing record key keeps its next IV, so
+   * its records' nonces go on counting where they stopped (never twice under one key). A key
+   * whose IV cannot be read is spent: it throws when used again rather than draw a new start.
+   */
+  evicted(ctx: Ctx): void {
+    if (this.use !== SEALS_RECORDS) return;
+    const iv = this.shared.iv;
+    if (this.shared.c.readIv(ctx, iv)) {
+      this.material.set(iv, this.material.length - IV_BYTES);
+      this.ivSaved = true;
+    } else {
+      this.disposed = true;
+      this.material.fill(0);
+    }
+    iv.fill(0);
+  }
 
   seal(nonce: Uint8Array, aad: Uint8Array, plaintext: Uint8Array, out: Uint8Array, outOffset: number, prefix?: number, suffix?: number): void {
-    if (this.disposed) throw new Error("AES-GCM key used after dispose"); // a freed context would crash the process
     if (this.use !== SEALS_WITH_NONCES) throw new Error("AES-GCM record key asked to seal with a nonce");
-    this.c.sealWithNonce(this.ctx, nonce, aad, plaintext, out, outOffset, prefix, suffix);
+    this.shared.c.sealWithNonce(this.context(), nonce, aad, plaintext, out, outOffset, prefix, suffix);
   }
 
   sealInPlace(nonce: Uint8Array, aad: Uint8Array, buffer: Uint8Array, offset: number, length: number): void {
-    if (this.disposed) throw new Error("AES-GCM key used after dispose");
     if (this.use !== SEALS_WITH_NONCES) throw new Error("AES-GCM record key asked to seal with a nonce");
     if (length < 0 || offset < 0 || offset + length + TAG_BYTES > buffer.length) throw new RangeError("AES-GCM: the record and its tag do not fit in the buffer");
-    this.c.sealInPlace(this.ctx, nonce, aad, buffer, offset, length);
+    this.shared.c.sealInPlace(this.context(), nonce, aad, buffer, offset, length);
   }
 
   openWithNonce(nonce: Uint8Array, aad: Uint8Array, buffer: Uint8Array, offset: number, length: number): boolean {
-    if (this.disposed) throw new Error("AES-GCM key used after dispose");
     if (this.use !== OPENS_WITH_NONCES) throw new Error("AES-GCM key not made to open with nonces asked to open");
     if (length < 0 || offset < 0 || offset + length + TAG_BYTES > buffer.length) return false;
-    return this.c.openWithNonce(this.ctx, nonce, aad, buffer, offset, length);
+    return this.shared.c.openWithNonce(this.context(), nonce, aad, buffer, offset, length);
   }
 
+  /** Wipes the key's bytes, and its context's key material if it holds one (re-keyed with zeros), and gives the context back. */
   dispose(): void {
     if (this.disposed) return;
     this.disposed = true;
-    if (this.lifetime instanceof FinalizationRegistry) {
-      this.lifetime.unregister(this);
-      this.c.free(this.ctx);
-    } else {
-      this.c.collector!.wipe(this.ctx); // the tied object frees the rest when collected
-    }
+    this.material.fill(0);
+    if (this.pool.ownerOf(this.slot) !== this) return;
+    // The shared key buffers hold zeros between calls: keyed with them, the context keeps nothing of this key.
+    this.shared.c.setKey(this.pool.context(this.slot), this.keyLength === 32 ? this.shared.key32 : this.shared.key16, this.use === SEALS_WITH_NONCES || this.use === SEALS_RECORDS);
+    this.pool.release(this.slot);
   }
 
   /**
@@ -158,10 +255,15 @@ class LibcryptoGcmKey<Ctx extends object | number | bigint> implements GcmKey {
    * rely on it).
    */
   private inRecordMode(use: typeof OPENS_RECORDS | typeof SEALS_RECORDS, pseudoHeader: Uint8Array, buffer: Uint8Array, offset: number, length: number): boolean {
-    if (this.disposed) throw new Error("AES-GCM key used after dispose");
     if (this.use !== use) throw new Error(use === OPENS_RECORDS ? "AES-GCM key not made to open records asked to open one" : "AES-GCM key not made to seal records asked to seal one");
     if (length < RECORD_NONCE_AND_TAG || offset < 0 || offset + length > buffer.length) return false;
-    if (this.c.recordAad(this.ctx, pseudoHeader) <= 0) return false;
-    return this.c.cipherInPlace(this.ctx, buffer, offset, length) >= 0;
+    const ctx = this.context();
+    if (this.shared.c.recordAad(ctx, pseudoHeader) <= 0) return false;
+    return this.shared.c.cipherInPlace(ctx, buffer, offset, length) >= 0;
   }
+}
+
+/** `length` bytes of `from` from `at` into the start of `to`, without a view (a key taking a context allocates nothing). */
+function copy(from: Uint8Array, at: number, to: Uint8Array, length: number): void {
+  for (let i = 0; i < length; i++) to[i] = from[at + i]!;
 }

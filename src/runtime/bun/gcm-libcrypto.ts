@@ -1,4 +1,4 @@
-import { dlopen, ptr, toArrayBuffer, type Pointer } from "bun:ffi";
+import { dlopen, ptr, type Pointer } from "bun:ffi";
 import type { CreateGcmKey } from "../gcm.ts";
 import { libcryptoGcm, type LibcryptoGcmCalls } from "../libcrypto-gcm.ts";
 import { loadOnce } from "../load-once.ts";
@@ -17,7 +17,7 @@ function load() {
       return dlopen(name, {
         EVP_CIPHER_CTX_new: { args: [], returns: "ptr" },
         EVP_CIPHER_CTX_free: { args: ["ptr"], returns: "void" },
-        EVP_CIPHER_CTX_reset: { args: ["ptr"], returns: "i32" },
+        EVP_CIPHER_CTX_get_updated_iv: { args: ["ptr", "ptr", "u64"], returns: "i32" },
         EVP_aes_128_gcm: { args: [], returns: "ptr" },
         EVP_aes_256_gcm: { args: [], returns: "ptr" },
         EVP_CipherInit_ex: { args: ["ptr", "ptr", "ptr", "ptr", "ptr", "i32"], returns: "i32" },
@@ -39,9 +39,9 @@ type Symbols = NonNullable<ReturnType<typeof load>>;
 /**
  * The library and one scratch for its calls: the out-length word and a prefix or suffix byte,
  * written and read within one call, so every key of this thread (module instances are per
- * thread) shares it. One per key cost about 700 bytes of a session's memory each, three keys a
- * session (issue 13). Backed by an ArrayBuffer of its own: a small typed array may live in the GC
- * heap and move when first viewed, which would leave a taken pointer stale.
+ * thread) shares it. One per key cost about 700 bytes of a session's memory each (issue 13).
+ * Backed by an ArrayBuffer of its own: a small typed array may live in the GC heap and move when
+ * first viewed, which would leave a taken pointer stale.
  */
 class Libcrypto {
   readonly scratch = new Uint8Array(new ArrayBuffer(64));
@@ -54,45 +54,24 @@ class Libcrypto {
   }
 }
 
-/**
- * bun:ffi's toArrayBuffer with a deallocator, which runs when the collector frees the buffer
- * (Bun's docs, FFI "Memory management"; bun-types declares only the first three parameters). The
- * deallocator is called as `deallocator(bytes, deallocatorContext)`, possibly on a collector's
- * thread.
- */
-const toArrayBufferFreedBy = toArrayBuffer as unknown as (bytes: Pointer, byteOffset: number, byteLength: number, deallocatorContext: Pointer, deallocator: number) => ArrayBuffer;
-
-/**
- * A context freed by the collector: a one-byte ArrayBuffer over it whose deallocator is
- * EVP_CIPHER_CTX_free itself (called with the context, the second argument ignored). The buffer
- * is never read or written. Undefined when Bun does not give the function's address.
- */
-function collectorOf(c: Symbols): LibcryptoGcmCalls<Pointer>["collector"] {
-  const free = (c.EVP_CIPHER_CTX_free as { ptr?: unknown }).ptr;
-  if (typeof free !== "number" || free <= 0) return undefined;
-  return {
-    tie: (ctx) => toArrayBufferFreedBy(ctx, 0, 1, ctx, free),
-    wipe: (ctx) => void c.EVP_CIPHER_CTX_reset(ctx),
-  };
-}
-
 const calls = loadOnce((): LibcryptoGcmCalls<Pointer> | undefined => {
   const c = load();
   if (!c) return undefined;
   const lib = new Libcrypto(c);
   const { outl } = lib;
   return {
-    newContext(key, iv, encrypt) {
+    newContext(keyLength) {
       const ctx = c.EVP_CIPHER_CTX_new() as Pointer | null; // bun:ffi gives a number for "ptr"
       if (!ctx) return null;
-      const cipher = key.length === 32 ? c.EVP_aes_256_gcm() : c.EVP_aes_128_gcm();
-      if (c.EVP_CipherInit_ex(ctx, cipher, null, ptr(key), iv ? ptr(iv) : null, encrypt ? 1 : 0) === 1) return ctx;
+      const cipher = keyLength === 32 ? c.EVP_aes_256_gcm() : c.EVP_aes_128_gcm();
+      if (c.EVP_CipherInit_ex(ctx, cipher, null, null, null, 1) === 1) return ctx;
       c.EVP_CIPHER_CTX_free(ctx);
       return null;
     },
+    setKey: (ctx, key, encrypt) => c.EVP_CipherInit_ex(ctx, null, null, ptr(key), null, encrypt ? 1 : 0) === 1,
     setFixedIv: (ctx, salt) => c.EVP_CIPHER_CTX_ctrl(ctx, EVP_CTRL_GCM_SET_IV_FIXED, 4, ptr(salt)) === 1,
-    free: (ctx) => c.EVP_CIPHER_CTX_free(ctx),
-    collector: collectorOf(c),
+    readIv: (ctx, out) => c.EVP_CIPHER_CTX_get_updated_iv(ctx, ptr(out), out.length) === 1,
+    restoreIv: (ctx, iv) => c.EVP_CIPHER_CTX_ctrl(ctx, EVP_CTRL_GCM_SET_IV_FIXED, -1, ptr(iv)) === 1,
     sealWithNonce(ctx, nonce, aad, plaintext, out, outOffset, prefix, suffix) {
       c.EVP_CipherInit_ex(ctx, null, null, null, ptr(nonce), 1);
       c.EVP_CipherUpdate(ctx, null, outl, ptr(aad), aad.length);

@@ -17,6 +17,7 @@ const EVP_CTRL_AEAD_TLS1_AAD = 0x16;
 const SYMBOLS = {
   EVP_CIPHER_CTX_new: { parameters: [], result: "pointer" },
   EVP_CIPHER_CTX_free: { parameters: ["pointer"], result: "void" },
+  EVP_CIPHER_CTX_get_updated_iv: { parameters: ["pointer", "buffer", "usize"], result: "i32" },
   EVP_aes_128_gcm: { parameters: [], result: "pointer" },
   EVP_aes_256_gcm: { parameters: [], result: "pointer" },
   EVP_CipherInit_ex: { parameters: ["pointer", "pointer", "pointer", "buffer", "buffer", "i32"], result: "i32" },
@@ -42,16 +43,18 @@ function load(): LibcryptoGcmCalls<Ctx> | undefined {
   const oneByte = new Uint8Array(1);
   const update = (ctx: Ctx, out: Uint8Array | null, input: Uint8Array) => c.EVP_CipherUpdate(ctx, out, outl, input, input.length);
   return {
-    newContext(key, iv, encrypt) {
+    newContext(keyLength) {
       const ctx = c.EVP_CIPHER_CTX_new();
       if (ctx === null) return null;
-      const cipher = key.length === 32 ? c.EVP_aes_256_gcm() : c.EVP_aes_128_gcm();
-      if (c.EVP_CipherInit_ex(ctx, cipher, null, key, iv, encrypt ? 1 : 0) === 1) return ctx;
+      const cipher = keyLength === 32 ? c.EVP_aes_256_gcm() : c.EVP_aes_128_gcm();
+      if (c.EVP_CipherInit_ex(ctx, cipher, null, null, null, 1) === 1) return ctx;
       c.EVP_CIPHER_CTX_free(ctx);
       return null;
     },
+    setKey: (ctx, key, encrypt) => c.EVP_CipherInit_ex(ctx, null, null, key, null, encrypt ? 1 : 0) === 1,
     setFixedIv: (ctx, salt) => c.EVP_CIPHER_CTX_ctrl(ctx, EVP_CTRL_GCM_SET_IV_FIXED, 4, salt) === 1,
-    free: (ctx) => c.EVP_CIPHER_CTX_free(ctx),
+    readIv: (ctx, out) => c.EVP_CIPHER_CTX_get_updated_iv(ctx, out, out.length) === 1,
+    restoreIv: (ctx, iv) => c.EVP_CIPHER_CTX_ctrl(ctx, EVP_CTRL_GCM_SET_IV_FIXED, -1, iv) === 1,
     sealWithNonce(ctx, nonce, aad, plaintext, out, outOffset, prefix, suffix) {
       c.EVP_CipherInit_ex(ctx, null, null, null, nonce, 1);
       update(ctx, null, aad);

@@ -95,7 +95,7 @@ describe("native AES-GCM record protection", () => {
     }
   });
 
-  test("a disposed key wipes or frees its context at once and refuses to be used (instead of touching freed or empty state)", () => {
+  test("a disposed key wipes its context at once and refuses to be used (instead of touching freed or empty state)", () => {
     const gcm = createGcmKey(new Uint8Array(16))!;
     const out = new Uint8Array(2048);
     gcm.seal(new Uint8Array(12), new Uint8Array(5), new Uint8Array(10), out, 0);
@@ -140,6 +140,47 @@ describe("native AES-GCM record protection", () => {
     // Another key of the same secret (a second session's would differ anyway) starts elsewhere.
     const again = createRecordProtection(suite, keys, "server", createGcmKey).seal(ContentType.applicationData, 1, 1, new Uint8Array(4));
     expect(new DataView(again.buffer, again.byteOffset).getBigUint64(RECORD_HEADER_LENGTH)).not.toBe(nonces[0]!);
+  });
+
+  test("more keys than contexts, used in turn: each key's records still open with node:crypto both ways, and a record-sealing key's nonces go on counting after losing its context", () => {
+    // 150 sessions' keys of each kind (the pool starts with 32 contexts a kind), used round and
+    // round, so every use takes a context another key held, and the keys of both lengths mix.
+    const suites = gcmSuites.filter((s) => s.header === gcmSuites[0]!.header);
+    const sessions = Array.from({ length: 150 }, (_, i) => {
+      const suite = suites[i % suites.length]!;
+      const keys = keysFor(suite);
+      return {
+        nativeServer: createRecordProtection(suite, keys, "server", createGcmKey),
+        nodeClient: createRecordProtection(suite, keys, "client"),
+        nonces: [] as bigint[],
+        withNonces: { key: new Uint8Array(randomBytes(i % 2 ? 16 : 32)) },
+      };
+    });
+    const sealers = sessions.map((s) => createGcmKey(s.withNonces.key)!);
+    const openers = sessions.map((s) => createGcmKey(s.withNonces.key, undefined, "open-with-nonces")!);
+    for (let round = 0; round < 4; round++) {
+      sessions.forEach((session, i) => {
+        const pt = new Uint8Array(randomBytes(20 + round));
+        // DTLS: the gateway seals, node:crypto opens; node:crypto seals, the gateway opens.
+        const record = session.nativeServer.seal(ContentType.applicationData, 1, 100 + round, pt);
+        session.nonces.push(new DataView(record.buffer, record.byteOffset).getBigUint64(RECORD_HEADER_LENGTH));
+        const opened = session.nodeClient.open(record);
+        expect(opened.ok && toHex(opened.value)).toBe(toHex(pt));
+        const back = session.nativeServer.open(session.nodeClient.seal(ContentType.applicationData, 1, 200 + round, pt));
+        expect(back.ok && toHex(back.value)).toBe(toHex(pt));
+        // TLS 1.3 records: sealed with a nonce by one key, opened in place by the other.
+        const nonce = new Uint8Array(randomBytes(12));
+        const aad = new Uint8Array(randomBytes(5));
+        const out = new Uint8Array(2048);
+        sealers[i]!.seal(nonce, aad, pt, out, 0);
+        expect(openers[i]!.openWithNonce!(nonce, aad, out, 0, pt.length)).toBe(true);
+        expect(toHex(out.subarray(0, pt.length))).toBe(toHex(pt));
+      });
+    }
+    for (const { nonces } of sessions) expect(nonces.map((n) => n - nonces[0]!)).toEqual([0n, 1n, 2n, 3n]);
+    // A disposed key refuses to be used even when its context went to another key first.
+    sealers[0]!.dispose!();
+    expect(() => sealers[0]!.seal(new Uint8Array(12), new Uint8Array(5), new Uint8Array(1), new Uint8Array(2048), 0)).toThrow("after dispose");
   });
 
   test("a record the key refuses to seal: sealInto says 0 and leaves no plaintext in the buffer; seal gives an empty record", () => {
