@@ -11,6 +11,7 @@ import { LoadSession, type SessionConfig } from "./load-session.ts";
 import type { DtlsChoice } from "./connect-request.ts";
 import { sourceOf, userOf, type ProcessPlan } from "./process-plan.ts";
 import { SourceSlots } from "./source-slots.ts";
+import { TickSlots } from "./tick-slots.ts";
 
 const plan = JSON.parse(process.argv[2] ?? "{}") as ProcessPlan;
 const counters = new LoadCounters();
@@ -18,13 +19,20 @@ const live = new Set<LoadSession>();
 const startedAt = Date.now();
 const slots = new SourceSlots(plan.perSourceLimit);
 
+const ticks = new TickSlots<LoadSession>(plan.ticks);
+
 const ticker = setInterval(() => {
   const now = Date.now();
-  for (const s of live) {
+  for (const s of ticks.due()) {
     s.tick(now);
-    if (s.state === "ended") live.delete(s);
+    if (s.state === "ended") forget(s);
   }
-}, 1000);
+}, ticks.intervalMs);
+
+function forget(session: LoadSession): void {
+  live.delete(session);
+  ticks.delete(session, session.index);
+}
 
 function report(event: string, extra: object = {}): void {
   let held = 0;
@@ -59,9 +67,10 @@ type Opened = { session: LoadSession } | { session?: undefined; retryAfterMs?: n
 async function open(index: number): Promise<Opened> {
   const session = new LoadSession(sessionConfig(index), counters);
   live.add(session);
+  ticks.add(session, index);
   const up = await session.start(Date.now());
   if (up) return { session };
-  live.delete(session);
+  forget(session);
   return { retryAfterMs: session.retryAfterMs };
 }
 
@@ -117,7 +126,7 @@ async function hold(): Promise<void> {
   for (const s of live) s.logout();
   counters.count("logouts", heldAtLogout);
   await new Promise((r) => setTimeout(r, 500)); // let the DISCONNECT frames leave
-  live.clear();
+  for (const s of [...live]) forget(s);
   report("final", { heldAtLogout });
 }
 
@@ -144,7 +153,7 @@ async function churn(): Promise<void> {
         await new Promise((r) => setTimeout(r, 100));
       }
       session.logout();
-      live.delete(session);
+      forget(session);
       counters.count("churn cycles");
     }
   });

@@ -72,6 +72,11 @@ export class LoadSession {
   /** The gateway refused the login with a Retry-After (its password hasher is busy): try again after this long. No failure. */
   retryAfterMs: number | undefined;
 
+  /** The session's global index (its tick slot, its name in messages). */
+  get index(): number {
+    return this.cfg.index;
+  }
+
   constructor(
     private readonly cfg: SessionConfig,
     private readonly counters: LoadCounters,

@@ -2,6 +2,8 @@
  * How the runner splits the load over its processes: session i goes to process i mod P, logs in
  * as user prefix + (i mod users) and connects from source address i mod S. Pure, for the tests.
  */
+import type { TickMode } from "./tick-slots.ts";
+
 export interface ProcessPlan {
   processIndex: number;
   host: string;
@@ -24,6 +26,8 @@ export interface ProcessPlan {
   churnSeconds: number;
   /** Stop starting sessions once this process has counted more failures than this. */
   abortAfterFailures: number;
+  /** Sessions check their timers all at once each second, or each at its own moment (tick-slots.ts). */
+  ticks: TickMode;
 }
 
 /** The gateway's cap on connections not yet a tunnel per client address is 32; stay well under it. */

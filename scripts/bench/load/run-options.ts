@@ -6,6 +6,7 @@ import { parseArgs } from "node:util";
 import { z } from "zod";
 import { err, ok, type Result } from "../../../src/errors.ts";
 import { parseSources } from "./process-plan.ts";
+import type { TickMode } from "./tick-slots.ts";
 
 export const USAGE = `bun scripts/bench/load/run.ts --url https://HOST[:PORT]/ [options]
   --sessions N          sessions to hold (or churn lanes), default 100
@@ -22,7 +23,10 @@ export const USAGE = `bun scripts/bench/load/run.ts --url https://HOST[:PORT]/ [
   --ping-target A.B.C.D echo target, default the gateway's tunnel address (the pool's first)
   --concurrency N       logins in progress at once over all processes, default 50
   --setup-timeout S     login + CONNECT + DTLS must finish within this, default 60
-  --settle S            after logout, wait this long before reading the gateway's memory, default 10`;
+  --settle S            after logout, wait this long before reading the gateway's memory, default 10
+  --ticks MODE          together: each process's sessions check their timers at once, once a second
+                        (bursts); spread: each session at its own moment of the second, as
+                        independent clients do; default together`;
 
 const integer = (min: number, max: number) => z.coerce.number().int().min(min).max(max);
 
@@ -43,6 +47,7 @@ const schema = z.object({
   concurrency: integer(1, 10_000).default(50),
   "setup-timeout": integer(1, 3600).default(60),
   settle: integer(0, 600).default(10),
+  ticks: z.enum(["together", "spread"]).default("together"),
 });
 
 export interface RunOptions {
@@ -64,6 +69,7 @@ export interface RunOptions {
   concurrency: number;
   setupTimeoutSeconds: number;
   settleSeconds: number;
+  ticks: TickMode;
 }
 
 const STRING_OPTIONS = Object.keys(schema.shape);
@@ -106,5 +112,6 @@ export function parseRunOptions(argv: string[], env: Record<string, string | und
     concurrency: o.concurrency,
     setupTimeoutSeconds: o["setup-timeout"],
     settleSeconds: o.settle,
+    ticks: o.ticks,
   });
 }

@@ -105,6 +105,7 @@ async function main(): Promise<number> {
     pingTarget: o.pingTarget,
     setupTimeoutMs: o.setupTimeoutSeconds * 1000,
     churnSeconds: o.churnSeconds,
+    ticks: o.ticks,
   });
   const idle = sample(o);
   // The gateway's log line after a full collection at idle: the baseline for the one after logout

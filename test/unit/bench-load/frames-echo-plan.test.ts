@@ -4,6 +4,7 @@ import { cstpFrame, CstpFrameReader, CstpType, DPD_REQUEST, LOGOUT } from "../..
 import { echoRequest, isEchoReply } from "../../../scripts/bench/load/icmp-echo.ts";
 import { parseSources, planProcesses, sourceOf, userOf } from "../../../scripts/bench/load/process-plan.ts";
 import { parseRunOptions } from "../../../scripts/bench/load/run-options.ts";
+import { SPREAD_SLOTS, TickSlots } from "../../../scripts/bench/load/tick-slots.ts";
 import { HttpResponseReader } from "../../../scripts/bench/load/http-response-reader.ts";
 
 describe("CSTP frames", () => {
@@ -79,18 +80,42 @@ describe("splitting the load", () => {
   test("every session goes to exactly one process; users and sources rotate; per-source logins stay under the gateway's cap", () => {
     const plans = planProcesses({
       sessions: 10, processes: 3, concurrency: 50, host: "h", port: 443, path: "/", sources: ["a", "b"], userPrefix: "load", users: 4,
-      password: "p", dtls: "psk", pingIntervalMs: 60_000, setupTimeoutMs: 60_000, churnSeconds: 0,
+      password: "p", dtls: "psk", pingIntervalMs: 60_000, setupTimeoutMs: 60_000, churnSeconds: 0, ticks: "spread",
     });
     expect(plans.flatMap((p) => p.indexes).sort((x, y) => x - y)).toEqual([0, 1, 2, 3, 4, 5, 6, 7, 8, 9]);
     expect(plans.map((p) => p.concurrency)).toEqual([17, 17, 17]);
     expect(plans[0]!.perSourceLimit * 3).toBeLessThan(32);
     expect([userOf(plans[0]!, 5), sourceOf(plans[0]!, 5)]).toEqual(["load1", "b"]);
+    expect(plans.every((p) => p.ticks === "spread")).toBe(true);
+  });
+
+  test("ticks: together, one slot a second for all; spread, session i in slot i mod 200 of 5 ms, each slot in turn", () => {
+    const together = new TickSlots<string>("together");
+    together.add("a", 0);
+    together.add("b", 7);
+    expect([together.intervalMs, [...together.due()], [...together.due()]]).toEqual([1000, ["a", "b"], ["a", "b"]]);
+    const spread = new TickSlots<string>("spread");
+    expect(spread.intervalMs).toBe(5);
+    spread.add("s0", 0);
+    spread.add("s1", 1);
+    spread.add("s201", 201);
+    spread.add("s400", 400);
+    const turns = Array.from({ length: SPREAD_SLOTS + 2 }, () => [...spread.due()]);
+    expect(turns.slice(0, 3)).toEqual([["s0", "s400"], ["s1", "s201"], []]);
+    expect(turns.flat().length).toBe(8); // each once a second, then slots 0 and 1 come round again
+    spread.delete("s201", 201);
+    for (let i = 0; i < SPREAD_SLOTS - 1; i++) spread.due();
+    expect([...spread.due()]).toEqual(["s1"]);
   });
 
   test("options: the password may come from LOAD_PASSWORD; mistakes are named", () => {
     const o = parseRunOptions(["--url", "https://203.0.113.1:8443/grp", "--sessions", "5", "--sources", "203.0.113.10-11"], { LOAD_PASSWORD: "pw" });
     if (!o.ok) throw o.error;
-    expect([o.value.host, o.value.port, o.value.path, o.value.password, o.value.sources.length, o.value.dtls]).toEqual(["203.0.113.1", 8443, "/grp", "pw", 2, "psk"]);
+    expect([o.value.host, o.value.port, o.value.path, o.value.password, o.value.sources.length, o.value.dtls, o.value.ticks]).toEqual(["203.0.113.1", 8443, "/grp", "pw", 2, "psk", "together"]);
+    const spread = parseRunOptions(["--url", "https://h/", "--password", "p", "--ticks", "spread"], {});
+    expect(spread.ok && spread.value.ticks).toBe("spread");
+    const badTicks = parseRunOptions(["--url", "https://h/", "--password", "p", "--ticks", "random"], {});
+    expect(!badTicks.ok && badTicks.error.message).toMatch(/ticks/);
     const bad = parseRunOptions(["--url", "https://h/", "--dtls", "tls"], {});
     expect(bad.ok).toBe(false);
     if (!bad.ok) expect(bad.error.message).toMatch(/--dtls.*\n?.*--password/s);
