@@ -6,7 +6,7 @@
  * idle CPU follows it between machines and days). Not a test: figures. Root; `npm run build` first.
  *   bun scripts/bench/sessions-at-scale.ts [--sessions 1000] [--dtls psk|legacy|none] [--hold 60]
  *     [--processes 4] [--churn SECONDS] [--variant binary|sources] [--workers N] [--gw-log FILE]
- *     [--gw-settings JSON] [--ticks together|spread]
+ *     [--gw-settings JSON] [--ticks spread|together]
  * One gw process holds at most 18,880 sessions under an open-file limit of 20,000 (one TCP
  * descriptor each, descriptor-budget.ts); --workers 2 gives each worker process its own limit.
  */
@@ -33,8 +33,8 @@ const { values } = parseArgs({
     "gw-log": { type: "string" },
     // Settings merged over the bench's own (a JSON object), e.g. '{"tlsRecordReading":false}' for an A/B.
     "gw-settings": { type: "string", default: "{}" },
-    // together: each load process's sessions check their timers at once each second; spread: each at its own moment (tick-slots.ts).
-    ticks: { type: "string", default: "together" },
+    // spread: each session checks its timers at its own moment of the second; together: each load process's all at once (tick-slots.ts).
+    ticks: { type: "string", default: "spread" },
   },
 });
 const sessions = Number(values.sessions);

@@ -24,9 +24,9 @@ export const USAGE = `bun scripts/bench/load/run.ts --url https://HOST[:PORT]/ [
   --concurrency N       logins in progress at once over all processes, default 50
   --setup-timeout S     login + CONNECT + DTLS must finish within this, default 60
   --settle S            after logout, wait this long before reading the gateway's memory, default 10
-  --ticks MODE          together: each process's sessions check their timers at once, once a second
-                        (bursts); spread: each session at its own moment of the second, as
-                        independent clients do; default together`;
+  --ticks MODE          spread: each session checks its timers at its own moment of the second, as
+                        independent clients do; together: each process's sessions all at once, once
+                        a second (bursts, as runs before 2026-11-30 had it); default spread`;
 
 const integer = (min: number, max: number) => z.coerce.number().int().min(min).max(max);
 
@@ -47,7 +47,7 @@ const schema = z.object({
   concurrency: integer(1, 10_000).default(50),
   "setup-timeout": integer(1, 3600).default(60),
   settle: integer(0, 600).default(10),
-  ticks: z.enum(["together", "spread"]).default("together"),
+  ticks: z.enum(["together", "spread"]).default("spread"),
 });
 
 export interface RunOptions {

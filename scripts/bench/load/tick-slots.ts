@@ -1,9 +1,10 @@
 /**
  * When each session of a load process checks its timers (DPD, keepalive, echo), once a second.
- * "together": all at once, one burst a second per process, as the load generator always did;
- * the gateway then answers hundreds of sessions per wake-up. "spread": session i in slot
- * i mod 200 of the second (5 ms each), so the gateway meets them as it meets independent clients,
- * a few at a time, and pays a wake-up for each few (issue 13: idle CPU at 20,000 sessions).
+ * "spread" (the default): session i in slot i mod 200 of the second (5 ms each), so the gateway
+ * meets them as it meets independent clients, a few at a time, and pays a wake-up for each few.
+ * "together": all at once, one burst a second per process, as the load generator did before
+ * 2026-11-30; the gateway then answers hundreds of sessions per wake-up, a kinder figure for
+ * idle CPU (issue 13: idle CPU at 20,000 sessions).
  */
 export type TickMode = "together" | "spread";
 
