@@ -108,6 +108,8 @@ export function libcryptoGcm<Ctx extends object | number | bigint>(calls: () => 
 /** One key: its bytes, and a context of its pool while it holds one. A class, not closures: four keys per session (issue 13: memory per session). */
 class LibcryptoGcmKey<Ctx extends object | number | bigint> implements GcmKey, PooledKey<Ctx> {
   private disposed = false;
+  /** A sealing record key whose next IV could not be saved when it lost its context: it seals no more. */
+  private spent = false;
   /** The pool's slot this key last held; it holds it while the pool's owner of that slot is this key. */
   private slot = -1;
   /** The key's bytes, then the salt of a record key, then (sealing record keys) the whole IV saved when its context was taken. Never handed to libcrypto itself: copied into the shared buffers. */
@@ -132,10 +134,12 @@ class LibcryptoGcmKey<Ctx extends object | number | bigint> implements GcmKey, P
   tryFirstContext(): boolean {
     const slot = this.pool.take(this);
     if (slot < 0) return false;
-    if (this.install(this.pool.context(slot))) {
+    const ctx = this.pool.context(slot);
+    if (this.install(ctx)) {
       this.slot = slot;
       return true;
     }
+    this.wipe(ctx); // the key may have been taken before its salt was refused
     this.pool.release(slot);
     this.material.fill(0);
     this.disposed = true;
@@ -147,6 +151,7 @@ class LibcryptoGcmKey<Ctx extends object | number | bigint> implements GcmKey, P
     const pool = this.pool;
     if (pool.ownerOf(this.slot) === this) return pool.touch(this.slot);
     if (this.disposed) throw new Error("AES-GCM key used after dispose");
+    if (this.spent) throw new Error("AES-GCM record key lost its nonce count (libcrypto gave no IV to keep): the DTLS channel must be set up again");
     const slot = pool.take(this);
     if (slot < 0) throw new Error("AES-GCM: libcrypto gave no context (out of memory?)");
     const ctx = pool.context(slot);
@@ -194,7 +199,7 @@ class LibcryptoGcmKey<Ctx extends object | number | bigint> implements GcmKey, P
       this.material.set(iv, this.material.length - IV_BYTES);
       this.ivSaved = true;
     } else {
-      this.disposed = true;
+      this.spent = true;
       this.material.fill(0);
     }
     iv.fill(0);
@@ -223,9 +228,13 @@ class LibcryptoGcmKey<Ctx extends object | number | bigint> implements GcmKey, P
     this.disposed = true;
     this.material.fill(0);
     if (this.pool.ownerOf(this.slot) !== this) return;
-    // The shared key buffers hold zeros between calls: keyed with them, the context keeps nothing of this key.
-    this.shared.c.setKey(this.pool.context(this.slot), this.keyLength === 32 ? this.shared.key32 : this.shared.key16, this.use === SEALS_WITH_NONCES || this.use === SEALS_RECORDS);
+    this.wipe(this.pool.context(this.slot));
     this.pool.release(this.slot);
+  }
+
+  /** Keys `ctx` with zeros (the shared key buffers hold zeros between calls): it keeps nothing of this key. */
+  private wipe(ctx: Ctx): void {
+    this.shared.c.setKey(ctx, this.keyLength === 32 ? this.shared.key32 : this.shared.key16, this.use === SEALS_WITH_NONCES || this.use === SEALS_RECORDS);
   }
 
   /**

@@ -51,9 +51,10 @@ describe("libcrypto AES-GCM keys over pooled contexts", () => {
   test("a key or salt libcrypto refuses gives undefined (callers keep node:crypto), and its context goes to the next key", () => {
     expect(fakeCalls({ refuseKey: true }).create(new Uint8Array(16))).toBeUndefined();
     const { create, log } = fakeCalls({ refuseSalt: true });
-    expect(create(new Uint8Array(16), new Uint8Array(4))).toBeUndefined();
-    expect(create(new Uint8Array(16), new Uint8Array(4), "seal")).toBeUndefined();
-    expect(log.filter((l) => l.startsWith("key")).map((l) => l.split(" ")[1])).toEqual(["1", "2"]); // one pool per use
+    expect(create(new Uint8Array(16).fill(7), new Uint8Array(4))).toBeUndefined();
+    expect(create(new Uint8Array(16).fill(7), new Uint8Array(4), "seal")).toBeUndefined();
+    // Each keyed, then wiped with zeros when its salt was refused; one pool per use.
+    expect(log.filter((l) => l.startsWith("key"))).toEqual([`key 1 ${"07".repeat(16)} dec`, `key 1 ${"00".repeat(16)} dec`, `key 2 ${"07".repeat(16)} enc`, `key 2 ${"00".repeat(16)} enc`]);
     expect(fakeCalls().create(new Uint8Array(24))).toBeUndefined();
     expect(fakeCalls().create(new Uint8Array(16), new Uint8Array(3))).toBeUndefined();
   });
@@ -74,7 +75,7 @@ describe("libcrypto AES-GCM keys over pooled contexts", () => {
   test("a record-sealing key whose IV could not be read when it lost its context refuses to seal again instead of starting a new count", () => {
     const { create } = fakeCalls({ refuseIv: true });
     const sealers = Array.from({ length: 33 }, (_, i) => create(new Uint8Array(16).fill(i), new Uint8Array(4), "seal")!);
-    expect(() => sealRecord(sealers[0]!)).toThrow("after dispose");
+    expect(() => sealRecord(sealers[0]!)).toThrow("lost its nonce count");
     expect(sealRecord(sealers[32]!)).toBe(true);
   });
 
