@@ -310,10 +310,9 @@ export class Tls13RecordWriter {
   }
 
   /**
-   * The connection is over: nothing more is sent or kept. The key is disposed of now (its
-   * libcrypto context wiped and its key schedule freed), not when a collection finds the writer:
-   * the collector does not see native memory, and a churn of short connections would otherwise
-   * hold thousands of them between collections.
+   * The connection is over: nothing more is sent or kept. The key is disposed of now: its bytes
+   * are wiped and the libcrypto context it holds goes back to its pool at once, for the next key
+   * to take instead of one still in use.
    */
   private forget(): void {
     if (!this.gone) this.gcm.dispose?.();

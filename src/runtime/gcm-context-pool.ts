@@ -63,8 +63,7 @@ export class GcmContextPool<Ctx, Key extends PooledKey<Ctx>> {
     const n = this.contexts.length;
     if (n < MIN_CONTEXTS) return this.grow(key, n + 1);
     for (let passed = 0; passed < n; passed++) {
-      const slot = this.hand;
-      this.hand = slot + 1 === n ? 0 : slot + 1;
+      const slot = this.advance(n);
       if (this.marked[slot] === 1) {
         this.marked[slot] = 0;
         continue;
@@ -89,7 +88,7 @@ export class GcmContextPool<Ctx, Key extends PooledKey<Ctx>> {
     return slot;
   }
 
-  /** Adds contexts up to `target`, the first for `key`; the rest wait free. −1 if the first cannot be made. */
+  /** Adds contexts up to `target`, the first for `key`; the rest wait free. If not even the first can be made, the hand's slot is taken instead. */
   private grow(key: Key, target: number): number {
     const first = this.newContext();
     if (first === null) return this.evictAny(key);
@@ -112,10 +111,16 @@ export class GcmContextPool<Ctx, Key extends PooledKey<Ctx>> {
   private evictAny(key: Key): number {
     const n = this.contexts.length;
     if (n === 0) return -1;
-    const slot = this.hand;
-    this.hand = slot + 1 === n ? 0 : slot + 1;
+    const slot = this.advance(n);
     const owner = this.owners[slot];
     if (owner) owner.evicted(this.contexts[slot]!);
     return this.give(slot, key);
+  }
+
+  /** The hand's slot, the hand moved on to the next of `n`. */
+  private advance(n: number): number {
+    const slot = this.hand;
+    this.hand = slot + 1 === n ? 0 : slot + 1;
+    return slot;
   }
 }

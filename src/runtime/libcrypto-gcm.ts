@@ -61,6 +61,8 @@ const SEALS_WITH_NONCES = 0;
 const OPENS_RECORDS = 1;
 const SEALS_RECORDS = 2;
 const OPENS_WITH_NONCES = 3;
+/** Whether a key of this use encrypts (its context is keyed for encryption). */
+const seals = (use: Use): boolean => use === SEALS_WITH_NONCES || use === SEALS_RECORDS;
 /** GCM's tag, after the ciphertext. */
 const TAG_BYTES = 16;
 /** A record key's salt, and the whole IV a sealing record key keeps while it has no context. */
@@ -132,15 +134,7 @@ class LibcryptoGcmKey<Ctx extends object | number | bigint> implements GcmKey, P
 
   /** Takes a context and keys it; false (the key unusable) when libcrypto refuses. */
   tryFirstContext(): boolean {
-    const slot = this.pool.take(this);
-    if (slot < 0) return false;
-    const ctx = this.pool.context(slot);
-    if (this.install(ctx)) {
-      this.slot = slot;
-      return true;
-    }
-    this.wipe(ctx); // the key may have been taken before its salt was refused
-    this.pool.release(slot);
+    if (this.takeContext() !== null) return true;
     this.material.fill(0);
     this.disposed = true;
     return false;
@@ -152,12 +146,20 @@ class LibcryptoGcmKey<Ctx extends object | number | bigint> implements GcmKey, P
     if (pool.ownerOf(this.slot) === this) return pool.touch(this.slot);
     if (this.disposed) throw new Error("AES-GCM key used after dispose");
     if (this.spent) throw new Error("AES-GCM record key lost its nonce count (libcrypto gave no IV to keep): the DTLS channel must be set up again");
-    const slot = pool.take(this);
-    if (slot < 0) throw new Error("AES-GCM: libcrypto gave no context (out of memory?)");
-    const ctx = pool.context(slot);
+    const ctx = this.takeContext();
+    if (ctx === null) throw new Error("AES-GCM: libcrypto gave no context or refused a key it had taken before (out of memory?)");
+    return ctx;
+  }
+
+  /** A context of the pool keyed for this key, or null (any context taken is wiped and given back). */
+  private takeContext(): Ctx | null {
+    const slot = this.pool.take(this);
+    if (slot < 0) return null;
+    const ctx = this.pool.context(slot);
     if (!this.install(ctx)) {
-      pool.release(slot);
-      throw new Error("AES-GCM: libcrypto refused a key it had taken before");
+      this.wipe(ctx); // the key may have been taken before its salt or IV was refused
+      this.pool.release(slot);
+      return null;
     }
     this.slot = slot;
     return ctx;
@@ -169,7 +171,7 @@ class LibcryptoGcmKey<Ctx extends object | number | bigint> implements GcmKey, P
     const keyLength = this.keyLength;
     const key = keyLength === 32 ? this.shared.key32 : this.shared.key16;
     copy(this.material, 0, key, keyLength);
-    const keyed = c.setKey(ctx, key, this.use === SEALS_WITH_NONCES || this.use === SEALS_RECORDS);
+    const keyed = c.setKey(ctx, key, seals(this.use));
     key.fill(0);
     if (!keyed) return false;
     if (this.use === SEALS_RECORDS && this.ivSaved) {
@@ -234,7 +236,7 @@ class LibcryptoGcmKey<Ctx extends object | number | bigint> implements GcmKey, P
 
   /** Keys `ctx` with zeros (the shared key buffers hold zeros between calls): it keeps nothing of this key. */
   private wipe(ctx: Ctx): void {
-    this.shared.c.setKey(ctx, this.keyLength === 32 ? this.shared.key32 : this.shared.key16, this.use === SEALS_WITH_NONCES || this.use === SEALS_RECORDS);
+    this.shared.c.setKey(ctx, this.keyLength === 32 ? this.shared.key32 : this.shared.key16, seals(this.use));
   }
 
   /**
