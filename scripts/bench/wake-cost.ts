@@ -1,6 +1,6 @@
 /**
  * What one wake-up costs a gateway thread: a UDP echo on 127.0.0.1, pinged once every 10 ms (a
- * ping through the tunnel wakes gw once, for its request datagram), served two ways, each in a
+ * ping through the tunnel wakes gw once, for its request datagram), served five ways, each in a
  * process of its own, alternated:
  * - loop: Bun.udpSocket on the main thread, the way gw receives DTLS datagrams now: Bun's event
  *   loop wakes, calls the socket's callback, then runs its own turn (microtasks, timers);
@@ -8,10 +8,16 @@
  *   TUN reader does: the wake-up returns straight into JavaScript;
  * - relay: that Worker reads the datagram and hands it to the main thread, which sends the echo
  *   (wake/relay-thread.ts; Atomics.notify to an Atomics.waitAsync): two threads woken in turn, the
- *   hand-off a reader thread in front of gw's main thread would add.
- * Prints each round's median and 10th-percentile round trip seen by the client (its own wake-ups
- * included, the same for all) and the serving threads' CPU per datagram, from the kernel's
- * schedstat for each thread. A diagnosis, not a goal's figure.
+ *   hand-off a reader thread in front of gw's main thread would add;
+ * - main: the main thread in an epoll_wait of its own, one wait per turn of Bun's loop
+ *   (wake/echo-main.ts): the thread server's calls plus what a turn of the loop costs;
+ * - gw: gw's own UDP socket (src/runtime/bun/udp-socket.ts, with its main-thread wait), answering
+ *   through its sendMany as a DTLS reply leaves: what gw's receive and send paths add to that.
+ * Each server first answers FLOOD echoes back to back and WARM_UP paced ones (JavaScriptCore's
+ * tiers compile the JavaScript servers' paths meanwhile). Prints each round's median and
+ * 10th-percentile round trip seen by the client (its own wake-ups included, the same for all) and
+ * the serving threads' CPU per datagram, from the kernel's schedstat for each thread. A
+ * diagnosis, not a goal's figure.
  *   ./node_modules/.bin/bun scripts/bench/wake-cost.ts [pings=400] [rounds=2]
  */
 import { spawn, type ChildProcess } from "node:child_process";
@@ -20,10 +26,19 @@ import { createInterface } from "node:readline";
 import { ptr } from "bun:ffi";
 import { openEchoLibc, SOCKADDR_IN_BYTES } from "./wake/echo-socket.ts";
 import { FREE, HANDED, LENGTH, relayShared, relayView, STATE } from "./wake/relay-slot.ts";
+import { serveOnMainThread } from "./wake/echo-main.ts";
+import { openBunUdp } from "../../src/runtime/bun/udp-socket.ts";
 
-export type Server = "loop" | "thread" | "relay";
+export type Server = "loop" | "thread" | "relay" | "main" | "gw";
+export const SERVERS: readonly Server[] = ["loop", "thread", "relay", "main", "gw"];
 const INTERVAL_MS = 10;
 const WARM_UP = 100;
+/**
+ * Echoes asked back to back before the paced warm-up, so that JavaScriptCore has compiled a
+ * JavaScript server's path in its optimising tiers, as a running gateway's is: paced at 10 ms, a
+ * function called once a ping reaches the DFG tier only after about ten seconds.
+ */
+const FLOOD = 5_000;
 const DATAGRAM = new Uint8Array(100);
 
 /** The server process: prints "port tid..." (the threads that serve), then echoes until killed. */
@@ -34,9 +49,25 @@ async function serve(kind: Server): Promise<void> {
     return;
   }
   if (kind === "relay") return serveRelay();
+  if (kind === "main") return serveOnMainThread();
+  if (kind === "gw") return serveThroughGw();
   const worker = new Worker(new URL("./wake/echo-thread.ts", import.meta.url).href);
   worker.onmessage = (event: MessageEvent<{ port: number; tids: number[] }>) => console.log(`${event.data.port} ${event.data.tids.join(" ")}`);
   worker.postMessage(0);
+}
+
+/** gw's UDP socket as the gateway opens it; each datagram goes back through its sendMany. */
+async function serveThroughGw(): Promise<void> {
+  const opened = await openBunUdp("127.0.0.1", 0);
+  if (!opened.ok) throw new Error(`wake-cost: ${opened.error.message}`);
+  const socket = opened.value;
+  const batch: (Uint8Array | number | string)[] = [];
+  socket.onDatagram((data, port, address) => {
+    batch.push(data, port, address);
+    socket.sendMany(batch);
+    batch.length = 0;
+  });
+  console.log(`${socket.port} ${process.pid}`);
 }
 
 /** The relay's main thread: awaits each datagram its reader thread hands over and sends the echo. */
@@ -104,6 +135,7 @@ export async function measureWakeCost(kind: Server, pings: number): Promise<Wake
     const line = String((await createInterface({ input: child.stdout! })[Symbol.asyncIterator]().next()).value);
     const [port, ...tids] = line.split(" ").map(Number) as [number, ...number[]];
     const servingNs = () => tids.reduce((sum, tid) => sum + threadNs(child.pid!, tid), 0);
+    for (let i = 0; i < FLOOD; i++) await pingOnce(port);
     for (let i = 0; i < WARM_UP; i++) await pingOnce(port).then(() => sleep(INTERVAL_MS));
     const cpu0 = servingNs();
     const rtts: number[] = [];
@@ -121,9 +153,9 @@ export async function measureWakeCost(kind: Server, pings: number): Promise<Wake
 }
 
 async function main(pings: number, rounds: number): Promise<void> {
-  console.log(`UDP echo, ${pings} pings of ${DATAGRAM.length} bytes every ${INTERVAL_MS} ms (after ${WARM_UP} to warm up), per round`);
+  console.log(`UDP echo, ${pings} pings of ${DATAGRAM.length} bytes every ${INTERVAL_MS} ms (after ${FLOOD} back to back and ${WARM_UP} paced to warm up), per round`);
   for (let round = 1; round <= rounds; round++) {
-    for (const kind of ["loop", "thread", "relay"] as const) {
+    for (const kind of SERVERS) {
       const c = await measureWakeCost(kind, pings);
       console.log(`round ${round} ${kind.padEnd(6)}  RTT median ${c.rttMedianUs.toFixed(1)} µs, p10 ${c.rttP10Us.toFixed(1)} µs; serving threads ${c.cpuPerDatagramUs.toFixed(1)} µs CPU per datagram`);
     }
