@@ -2,8 +2,9 @@
  * The loopback UDP socket of wake-cost.ts's thread servers, opened through bun:ffi with an epoll
  * set of its own that holds it (EPOLLIN), and the libc calls they serve with.
  */
-import { dlopen } from "bun:ffi";
+import { dlopen, ptr } from "bun:ffi";
 import { epollEvent } from "../../../src/runtime/linux/epoll-event.ts";
+import { MSG_DONTWAIT } from "../../../src/runtime/linux/udp-gso-abi.ts";
 import { openFirst } from "../../../src/runtime/linux/libc-names.ts";
 import { AF_INET, EPOLL_CTL_ADD, EPOLLIN, O_NONBLOCK, SOCK_DGRAM } from "../../../src/runtime/linux/tun-libc.ts";
 
@@ -50,3 +51,28 @@ export function openEchoSocket(port: number): EchoSocket {
 
 /** A sockaddr_in's size: what recvfrom fills in and sendto takes back. */
 export const SOCKADDR_IN_BYTES = 16;
+
+/**
+ * The echo itself, for a server that waits in the socket's own epoll set: waits up to `timeoutMs`
+ * (-1: until a datagram comes) and sends every waiting datagram back to its sender. One event at a
+ * time, in a buffer sized for every architecture's layout (epoll-event.ts); pointers taken once.
+ */
+export function echoer({ c, fd, epoll }: EchoSocket): (timeoutMs: number) => void {
+  const ready = epollEvent(0);
+  const readyPtr = ptr(ready);
+  const buffer = new Uint8Array(2048);
+  const bufferPtr = ptr(buffer);
+  const from = new Uint8Array(SOCKADDR_IN_BYTES);
+  const fromPtr = ptr(from);
+  const fromLength = new Uint32Array(1);
+  const fromLengthPtr = ptr(fromLength);
+  return (timeoutMs) => {
+    if (c.epoll_wait(epoll, readyPtr, 1, timeoutMs) < 1 || !(ready[0]! & EPOLLIN)) return;
+    for (;;) {
+      fromLength[0] = SOCKADDR_IN_BYTES;
+      const n = c.recvfrom(fd, bufferPtr, buffer.length, MSG_DONTWAIT, fromPtr, fromLengthPtr);
+      if (n < 0) return;
+      c.sendto(fd, bufferPtr, n, 0, fromPtr, SOCKADDR_IN_BYTES);
+    }
+  };
+}
