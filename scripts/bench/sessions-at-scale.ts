@@ -51,7 +51,7 @@ const WARM_UP_SESSIONS = 2 * availableParallelism();
 /**
  * The host's price of a wake-up (wake-cost.ts, 200 pings each way): the CPU a UDP echo's serving
  * thread spends per datagram on Bun's event loop, in a thread's own epoll_wait, and through gw's
- * own UDP socket, "101.4 / 52.8 / 98.0 µs". Idle CPU at N moves with it from one machine, or one
+ * own UDP socket, "84.3 / 32.5 / 79.3 µs". Idle CPU at N moves with it from one machine, or one
  * day, to the next: compare runs by it. The last is the floor of what gw pays for a message that
  * comes alone, before any DTLS or CSTP work.
  */
