@@ -2,8 +2,9 @@
  * What one wake-up costs a gateway thread: a UDP echo on 127.0.0.1, pinged once every 10 ms (a
  * ping through the tunnel wakes gw once, for its request datagram), served five ways, each in a
  * process of its own, alternated:
- * - loop: Bun.udpSocket on the main thread, the way gw receives DTLS datagrams now: Bun's event
- *   loop wakes, calls the socket's callback, then runs its own turn (microtasks, timers);
+ * - loop: Bun.udpSocket on the main thread, the way gw receives the first datagram after a quiet
+ *   spell: Bun's event loop wakes, calls the socket's callback, then runs its own turn (microtasks,
+ *   timers);
  * - thread: a Worker blocking in its own epoll_wait through bun:ffi (wake/echo-thread.ts), as gw's
  *   TUN reader does: the wake-up returns straight into JavaScript;
  * - relay: that Worker reads the datagram and hands it to the main thread, which sends the echo
@@ -30,7 +31,7 @@ import { serveOnMainThread } from "./wake/echo-main.ts";
 import { openBunUdp } from "../../src/runtime/bun/udp-socket.ts";
 
 export type Server = "loop" | "thread" | "relay" | "main" | "gw";
-export const SERVERS: readonly Server[] = ["loop", "thread", "relay", "main", "gw"];
+const SERVERS: readonly Server[] = ["loop", "thread", "relay", "main", "gw"];
 const INTERVAL_MS = 10;
 const WARM_UP = 100;
 /**

@@ -1,6 +1,7 @@
 /**
- * The loopback UDP socket of wake-cost.ts's thread servers, opened through bun:ffi with an epoll
- * set of its own that holds it (EPOLLIN), and the libc calls they serve with.
+ * The loopback UDP socket of wake-cost.ts's servers that wait in their own epoll_wait (the thread,
+ * the relay's reader and the main thread), opened through bun:ffi with an epoll set of its own
+ * that holds it (EPOLLIN), the libc calls they serve with, and the echo itself.
  */
 import { dlopen, ptr } from "bun:ffi";
 import { epollEvent } from "../../../src/runtime/linux/epoll-event.ts";
