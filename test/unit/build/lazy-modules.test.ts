@@ -42,6 +42,9 @@ function staticClosure(meta: Metafile, entry: string): Set<string> {
   return seen;
 }
 
+/** The first test waits for esbuild's whole bundle (about 4 s here, more on a busy machine): not a timing check. */
+const BUILD_MS = 60_000;
+
 const inside = (files: Set<string>, pattern: RegExp) => [...files].filter((f) => pattern.test(f));
 
 describe("modules a process loads at start", () => {
@@ -52,7 +55,7 @@ describe("modules a process loads at start", () => {
     const files = staticClosure(meta, "src/main.ts");
     expect(inside(files, /^src\/cli\//)).toEqual([]);
     expect(files.has("src/serve/worker-argv.ts")).toBe(true);
-  });
+  }, BUILD_MS);
 
   test("a worker process loads no other command, no management API, web UI, SAML or store", async () => {
     const meta = await bundled;
@@ -61,7 +64,7 @@ describe("modules a process loads at start", () => {
     expect(inside(files, /^src\/(api|ui|store|import|doctor)\//)).toEqual([]);
     expect(inside(files, /^src\/cli\/(?!worker-main|worker-command|run-resolved|args|output|terminal)/)).toEqual([]);
     expect(inside(files, /node_modules\/(@node-saml|xml-crypto|hono)\//)).toEqual([]);
-  });
+  }, BUILD_MS);
 
   test("the gateway reaches SAML's provider (node-saml) only through its dynamic import", async () => {
     const meta = await bundled;
@@ -70,5 +73,5 @@ describe("modules a process loads at start", () => {
     expect(inside(files, /saml-provider\.ts$|node_modules\/@node-saml\//)).toEqual([]);
     const dynamic = meta.inputs["src/serve/saml-setup.ts"]!.imports.filter((i) => i.kind === "dynamic-import").map((i) => i.path);
     expect(dynamic).toEqual(["src/control/auth/saml/saml-provider.ts"]);
-  });
+  }, BUILD_MS);
 });
