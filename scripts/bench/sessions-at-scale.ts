@@ -1,9 +1,10 @@
 /**
  * Sessions at scale (issue 13): starts dist/gw in network namespaces, provisions users, holds N
  * tunnel sessions with DTLS from the load generator (scripts/bench/load/) and prints what the
- * gateway costs: per-session memory at N, idle CPU while holding, logins/s, and memory after
- * every session logged out, beside the host's price of a wake-up before and after (wake-cost.ts:
- * idle CPU follows it between machines and days). Not a test: figures. Root; `npm run build` first.
+ * gateway costs: per-session memory at N, idle CPU while holding (split by thread), logins/s,
+ * and memory after every session logged out, beside the host's price of a wake-up before and
+ * after (wake-cost.ts: idle CPU follows it between machines and days). Not a test: figures.
+ * Root; `npm run build` first.
  *   bun scripts/bench/sessions-at-scale.ts [--sessions 1000] [--dtls psk|legacy|none] [--hold 60]
  *     [--processes 4] [--churn SECONDS] [--variant binary|sources] [--workers N] [--gw-log FILE]
  *     [--gw-settings JSON] [--ticks spread|together]

@@ -2,11 +2,13 @@
  * What a run found, as text for the operator, and the verdict: every reason the run failed (an
  * empty list means success). Pure, so the failure path is tested without a gateway.
  */
-import { cpuPercent, mib, type GatewaySample } from "./gateway-stats.ts";
+import { cpuPercent, formatThreadShares, mib, threadShares, type GatewaySample } from "./gateway-stats.ts";
 import type { CounterSnapshot } from "./load-counters.ts";
 import type { RunOptions } from "./run-options.ts";
 
 export interface GatewaySamples {
+  /** The gateway's pid (its main thread's figure is told from its workers'). */
+  root?: number;
   idle: GatewaySample;
   rampEnd: GatewaySample;
   holdStart: GatewaySample;
@@ -89,6 +91,9 @@ export function formatReport(r: RunResult): string[] {
       }
       const rampCpu = g.rampEnd.cpuSeconds - g.idle.cpuSeconds;
       lines.push(`  gateway CPU   ramp ${rampCpu.toFixed(1)} s (${((1000 * rampCpu) / Math.max(logins, 1)).toFixed(1)} ms per login); holding ${cpuPercent(g.holdStart, g.holdEnd).toFixed(2)} % of a core`);
+      const root = g.root;
+      const shares = root === undefined ? undefined : threadShares(root, g.holdStart, g.holdEnd);
+      if (root !== undefined && shares) lines.push(`  while holding ${formatThreadShares(root, shares)}`);
     } else {
       const change = (from: GatewaySample) => {
         const pct = (100 * (g.afterLogout.rssKiB - from.rssKiB)) / from.rssKiB;

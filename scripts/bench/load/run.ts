@@ -178,7 +178,7 @@ async function main(): Promise<number> {
     c.last?.event === "final" ? [] : [`load process ${i} ended without its final report (exit ${c.process.exitCode}): ${c.stderr().trim().split("\n").slice(-3).join(" | ")}`],
   );
   const gateway: GatewaySamples | undefined =
-    idle && holdEnd && afterLogout ? { idle, rampEnd: rampEnd ?? idle, holdStart: holdStart ?? idle, holdEnd, afterLogout, afterGc, warm, idleGc, holdGc, churnWarmGc: churnGc.warm, churnEndGc: churnGc.end } : undefined;
+    idle && holdEnd && afterLogout ? { root: o.gwPid, idle, rampEnd: rampEnd ?? idle, holdStart: holdStart ?? idle, holdEnd, afterLogout, afterGc, warm, idleGc, holdGc, churnWarmGc: churnGc.warm, churnEndGc: churnGc.end } : undefined;
   const result = {
     options: o,
     rampSeconds,

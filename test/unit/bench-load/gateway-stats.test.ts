@@ -2,7 +2,7 @@ import { afterAll, describe, expect, test } from "bun:test";
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { processTree, sampleGateway } from "../../../scripts/bench/load/gateway-stats.ts";
+import { formatThreadShares, processTree, sampleGateway, threadShares, type GatewaySample } from "../../../scripts/bench/load/gateway-stats.ts";
 
 /** A fake /proc: each process with its parent, resident KiB, proportional KiB and CPU ticks. */
 const proc = mkdtempSync(join(tmpdir(), "gw-proc-"));
@@ -21,6 +21,18 @@ fake(101, 100, 500, 300, 20); // worker 0
 fake(102, 100, 400, 200, 30); // worker 1
 fake(103, 101, 10, 10, 1); // a worker's child
 fake(200, 1, 9999, 9999, 999); // another program
+/** A thread of a fake process: its name and its CPU time so far (ns), as /proc/PID/task/TID shows them. */
+function thread(pid: number, tid: number, comm: string, ns: number): void {
+  const dir = join(proc, String(pid), "task", String(tid));
+  mkdirSync(dir, { recursive: true });
+  writeFileSync(join(dir, "comm"), `${comm}\n`);
+  writeFileSync(join(dir, "schedstat"), `${ns} 123 45\n`);
+}
+thread(100, 100, "gw", 1e9);
+thread(100, 104, "mi-scavenger", 2e8);
+thread(101, 101, "gw", 5e9);
+thread(101, 105, "JSCWarmUp", 1e8);
+thread(102, 102, "gw", 4e9);
 
 describe("sampleGateway over gw serve's process tree", () => {
   test("the tree is the gateway and everything below it, nothing else", () => {
@@ -33,5 +45,49 @@ describe("sampleGateway over gw serve's process tree", () => {
     expect(s.rssKiB).toBe(1910);
     expect(s.pssKiB).toBe(1310);
     expect(Math.round(s.cpuSeconds * 100)).toBe(101); // ticks of 1/100 s: 50 + 20 + 30 + 1
+  });
+
+  test("each sample lists the tree's threads with their CPU time; processes without a task list give none", () => {
+    const s = sampleGateway(100, proc);
+    expect(s.threads?.map((t) => `${t.pid}/${t.tid} ${t.comm} ${t.cpuNs}`).sort()).toEqual([
+      "100/100 gw 1000000000",
+      "100/104 mi-scavenger 200000000",
+      "101/101 gw 5000000000",
+      "101/105 JSCWarmUp 100000000",
+      "102/102 gw 4000000000",
+    ]);
+  });
+});
+
+describe("threadShares: where the tree's CPU went between two samples", () => {
+  const at = (ms: number, threads: [number, number, string, number][]): GatewaySample => ({
+    at: ms,
+    rssKiB: 0,
+    cpuSeconds: 0,
+    threads: threads.map(([pid, tid, comm, cpuNs]) => ({ pid, tid, comm, cpuNs })),
+  });
+  const a = at(0, [[101, 101, "gw", 0], [100, 100, "gw", 0], [100, 104, "mi-scavenger", 0], [101, 105, "JSCWarmUp", 0], [102, 102, "gw", 0], [102, 106, "JSCWarmUp", 0]]);
+  // Two seconds later; worker 102's helper is gone, and a thread new since counts from zero.
+  const b = at(2000, [[101, 101, "gw", 96e6], [100, 100, "gw", 10e6], [100, 104, "mi-scavenger", 3e6], [101, 105, "JSCWarmUp", 2e6], [102, 102, "gw", 92e6], [101, 107, "JSCWarmUp", 1e6]]);
+
+  test("each process's main thread in ms a second, the gateway's own first; the rest summed by name", () => {
+    const shares = threadShares(100, a, b)!;
+    expect(shares.mains).toEqual([
+      { pid: 100, msPerSecond: 5 },
+      { pid: 101, msPerSecond: 48 },
+      { pid: 102, msPerSecond: 46 },
+    ]);
+    expect(shares.others).toEqual([
+      { comm: "JSCWarmUp", msPerSecond: 1.5 },
+      { comm: "mi-scavenger", msPerSecond: 1.5 },
+    ]);
+    expect(formatThreadShares(100, shares)).toBe("main threads: gw 5.0, workers 48.0 + 46.0 ms/s; other threads 3.0 ms/s (JSCWarmUp 1.5, mi-scavenger 1.5)");
+  });
+
+  test("one process: no workers named; no threads or no time between the samples: no figure", () => {
+    const one = threadShares(100, at(0, [[100, 100, "gw", 0]]), at(1000, [[100, 100, "gw", 4e6]]))!;
+    expect(formatThreadShares(100, one)).toBe("main threads: gw 4.0 ms/s; other threads 0.0 ms/s");
+    expect(threadShares(100, { at: 0, rssKiB: 0, cpuSeconds: 0 }, b)).toBeUndefined();
+    expect(threadShares(100, b, b)).toBeUndefined();
   });
 });
