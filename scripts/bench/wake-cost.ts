@@ -22,13 +22,13 @@
  *   ./node_modules/.bin/bun scripts/bench/wake-cost.ts [pings=400] [rounds=2]
  */
 import { spawn, type ChildProcess } from "node:child_process";
-import { readFileSync } from "node:fs";
 import { createInterface } from "node:readline";
 import { ptr } from "bun:ffi";
 import { openEchoLibc, SOCKADDR_IN_BYTES } from "./wake/echo-socket.ts";
 import { FREE, HANDED, LENGTH, relayShared, relayView, STATE } from "./wake/relay-slot.ts";
 import { serveOnMainThread } from "./wake/echo-main.ts";
 import { openBunUdp } from "../../src/runtime/bun/udp-socket.ts";
+import { threadCpuNs } from "./load/gateway-stats.ts";
 
 export type Server = "loop" | "thread" | "relay" | "main" | "gw";
 const SERVERS: readonly Server[] = ["loop", "thread", "relay", "main", "gw"];
@@ -98,8 +98,6 @@ function serveRelay(): void {
   worker.postMessage({ port: 0, shared });
 }
 
-/** ns the thread has run on a CPU (the first field of /proc/PID/task/TID/schedstat). */
-const threadNs = (pid: number, tid: number): number => Number(readFileSync(`/proc/${pid}/task/${tid}/schedstat`, "utf8").split(" ")[0]);
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 const quantile = (sorted: number[], q: number) => sorted[Math.min(sorted.length - 1, Math.floor(sorted.length * q))]!;
 
@@ -135,7 +133,7 @@ export async function measureWakeCost(kind: Server, pings: number): Promise<Wake
   try {
     const line = String((await createInterface({ input: child.stdout! })[Symbol.asyncIterator]().next()).value);
     const [port, ...tids] = line.split(" ").map(Number) as [number, ...number[]];
-    const servingNs = () => tids.reduce((sum, tid) => sum + threadNs(child.pid!, tid), 0);
+    const servingNs = () => tids.reduce((sum, tid) => sum + threadCpuNs(child.pid!, tid), 0);
     for (let i = 0; i < FLOOD; i++) await pingOnce(port);
     for (let i = 0; i < WARM_UP; i++) await pingOnce(port).then(() => sleep(INTERVAL_MS));
     const cpu0 = servingNs();

@@ -46,7 +46,12 @@ export function sampleGateway(pid: number, proc = "/proc"): GatewaySample {
   return { at: Date.now(), rssKiB, pssKiB, cpuSeconds, ...(threads.length > 0 && { threads }) };
 }
 
-/** The threads of process `pid` with their CPU time (ns, /proc/PID/task/TID/schedstat's first field). */
+/** ns thread `tid` of process `pid` has run on a CPU: the first field of /proc/PID/task/TID/schedstat. */
+export function threadCpuNs(pid: number, tid: number, proc = "/proc"): number {
+  return Number(readFileSync(`${proc}/${pid}/task/${tid}/schedstat`, "utf8").split(" ")[0]);
+}
+
+/** The threads of process `pid` with their CPU time (threadCpuNs). */
 function sampleThreads(pid: number, proc: string): ThreadSample[] {
   const threads: ThreadSample[] = [];
   let tids: string[];
@@ -57,7 +62,7 @@ function sampleThreads(pid: number, proc: string): ThreadSample[] {
   }
   for (const tid of tids) {
     try {
-      const cpuNs = Number(readFileSync(`${proc}/${pid}/task/${tid}/schedstat`, "utf8").split(" ")[0]);
+      const cpuNs = threadCpuNs(pid, Number(tid), proc);
       const comm = readFileSync(`${proc}/${pid}/task/${tid}/comm`, "utf8").trim();
       if (Number.isFinite(cpuNs)) threads.push({ pid, tid: Number(tid), comm, cpuNs });
     } catch {} // gone meanwhile
