@@ -10,13 +10,19 @@
  *     [--gw-settings JSON] [--ticks spread|together]
  * One gw process holds at most 18,880 sessions under an open-file limit of 20,000 (one TCP
  * descriptor each, descriptor-budget.ts); --workers 2 gives each worker process its own limit.
+ * `--gateway ocserv` measures Debian's ocserv the same way instead (apt-get install ocserv): the
+ * same clients, users, pool and route, and the client timers gw announces by default (DPD and
+ * keepalive), so that the two runs' idle CPU and memory at N compare as a ratio. ocserv runs a
+ * process a session: its figures are the whole process tree's, as gw's are with workers.
  */
 import { execFileSync, spawn } from "node:child_process";
-import { existsSync, rmSync, writeFileSync } from "node:fs";
-import { availableParallelism } from "node:os";
+import { existsSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { availableParallelism, tmpdir } from "node:os";
 import { join } from "node:path";
 import { parseArgs } from "node:util";
+import { SETTINGS } from "../../src/config/settings-table.ts";
 import { gwCli, provision, repoRoot, startGw, tempDir, type GwVariant } from "../../test/harness/gateway.ts";
+import { startOcserv } from "./load/ocserv-gateway.ts";
 import { measureWakeCost } from "./wake-cost.ts";
 import { ProcessGroup } from "../../test/harness/processes.ts";
 import { createTopology } from "../../test/harness/topology.ts";
@@ -36,8 +42,15 @@ const { values } = parseArgs({
     "gw-settings": { type: "string", default: "{}" },
     // spread: each session checks its timers at its own moment of the second; together: each load process's all at once (tick-slots.ts).
     ticks: { type: "string", default: "spread" },
+    // gw (dist/gw or the sources) or ocserv (Debian's, the reference).
+    gateway: { type: "string", default: "gw" },
   },
 });
+if (values.gateway !== "gw" && values.gateway !== "ocserv") {
+  console.error(`sessions-at-scale: --gateway ${values.gateway}: gw or ocserv`);
+  process.exit(2);
+}
+const isOcserv = values.gateway === "ocserv";
 const sessions = Number(values.sessions);
 const users = Number(values.users);
 const variant = (values.variant ?? (existsSync(join(repoRoot, "dist/gw")) ? "binary" : "sources")) as GwVariant;
@@ -66,10 +79,13 @@ async function hostWakeCost(): Promise<string> {
 const topology = createTopology("load");
 const procs = new ProcessGroup();
 const work = tempDir("load");
+// Beside the work directory, not in it: ocserv's workers (user nobody) reach a socket in theirs.
+const ocservDir = isOcserv ? mkdtempSync(join(tmpdir(), "gw-bench-ocserv-")) : "";
 const cleanup = async () => {
   await procs.stopAll();
   topology.destroy();
   rmSync(work, { recursive: true, force: true });
+  if (ocservDir) rmSync(ocservDir, { recursive: true, force: true });
 };
 process.once("SIGINT", () => void cleanup().then(() => process.exit(130)));
 
@@ -79,21 +95,45 @@ try {
   // A pool of 4,094 addresses per 1,000 sessions or part; no per-user limit (20 users share the sessions).
   const prefix = Math.max(12, 20 - Math.ceil(Math.log2(Math.max(1, Math.ceil(sessions / 1000)))));
   const settings = { pool: `10.64.0.0/${prefix}`, maxSessionsPerUser: 0, cookieTimeout: 10, ...(JSON.parse(values["gw-settings"]!) as object) };
-  provision(variant, dataDir, [
-    [["group", "add", "load", "--route", "198.51.100.0/24"]],
-    ...Array.from({ length: users }, (_, i) => [["user", "add", `load${i}`, "--group", "load", "--password-stdin"], `${password}\n`] as [string[], string]),
-  ]);
-  const set = gwCli(variant, ["config", "set", "-", "--data-dir", dataDir], JSON.stringify(settings));
-  if (set.code !== 0) throw new Error(`gw config set failed: ${set.stderr}`);
+  const route = "198.51.100.0/24";
+  const userNames = Array.from({ length: users }, (_, i) => `load${i}`);
+  if (!isOcserv) {
+    provision(variant, dataDir, [
+      [["group", "add", "load", "--route", route]],
+      ...userNames.map((user) => [["user", "add", user, "--group", "load", "--password-stdin"], `${password}\n`] as [string[], string]),
+    ]);
+    const set = gwCli(variant, ["config", "set", "-", "--data-dir", dataDir], JSON.stringify(settings));
+    if (set.code !== 0) throw new Error(`gw config set failed: ${set.stderr}`);
+  }
   for (const a of sources) execFileSync("ip", ["-n", topology.client, "addr", "add", `${a}/24`, "dev", topology.clientInterface]);
   const workers = Number(values.workers);
   // Idle CPU is mostly wake-ups (one per datagram or record): read the host's price of one first.
   const hostBefore = await hostWakeCost();
-  const gw = await startGw(variant, topology, procs, dataDir, workers > 1 ? ["--workers", String(workers)] : []);
+  const gw = isOcserv
+    ? {
+        process: await startOcserv(
+          {
+            dir: ocservDir,
+            users: userNames,
+            password,
+            pool: settings.pool,
+            route,
+            dpdSeconds: SETTINGS.dpd.schema.parse(undefined),
+            keepaliveSeconds: SETTINGS.keepalive.schema.parse(undefined),
+          },
+          topology,
+          procs,
+        ),
+      }
+    : await startGw(variant, topology, procs, dataDir, workers > 1 ? ["--workers", String(workers)] : []);
   const pid = gw.process.child.pid!;
   // The idle figure is taken by the runner (after the warm-up below); give the fresh process a moment to finish starting.
   await new Promise((r) => setTimeout(r, 3000));
-  console.log(`sessions-at-scale: gw (${variant}) pid ${pid}, ${workers > 1 ? `${workers} worker processes (figures: the whole process tree)` : "one process"}, pool ${settings.pool}, ${users} users, ${sources.length} source addresses`);
+  console.log(
+    isOcserv
+      ? `sessions-at-scale: ocserv pid ${pid}, a worker process a session (figures: the whole process tree), pool ${settings.pool}, ${users} users, ${sources.length} source addresses`
+      : `sessions-at-scale: gw (${variant}) pid ${pid}, ${workers > 1 ? `${workers} worker processes (figures: the whole process tree)` : "one process"}, pool ${settings.pool}, ${users} users, ${sources.length} source addresses`,
+  );
   const argv = [
     ...topology.exec(topology.client),
     process.execPath,
@@ -109,6 +149,7 @@ try {
     "--churn", String(values.churn),
     "--ticks", String(values.ticks),
     "--gw-pid", String(pid),
+    "--gw-gc", isOcserv ? "none" : "sigusr2",
   ];
   const env = { ...process.env, LOAD_PASSWORD: password };
   // A few sessions in and out first, at once, so that every password-hashing thread has started
@@ -121,17 +162,19 @@ try {
   // The runner prints as it goes; its exit status is ours.
   const runner = spawn(argv[0]!, argv.slice(1), { stdio: ["ignore", "inherit", "inherit"], env });
   code = await new Promise<number>((resolve) => runner.on("close", (c) => resolve(c ?? 1)));
-  // The gateway's own count of what its login front refused or timed out, and of the logins (why a client saw a reset).
-  const status = gwCli(variant, ["status", "--data-dir", dataDir], undefined, topology.exec(topology.gateway));
-  if (status.code !== 0) console.log(`gw status failed: ${status.stderr.trim()}`);
-  for (const line of status.stdout.split("\n")) if (/^\s*(logins|login front)\b/.test(line)) console.log(`gw status: ${line.trim()}`);
-  // The gateway's own account after its full collections, at idle and after logout (the runner sent SIGUSR2).
-  for (const line of gw.process.stderr().split("\n")) if (line.includes("memory after a full collection")) console.log(`gw: ${line}`);
+  if (!isOcserv) {
+    // The gateway's own count of what its login front refused or timed out, and of the logins (why a client saw a reset).
+    const status = gwCli(variant, ["status", "--data-dir", dataDir], undefined, topology.exec(topology.gateway));
+    if (status.code !== 0) console.log(`gw status failed: ${status.stderr.trim()}`);
+    for (const line of status.stdout.split("\n")) if (/^\s*(logins|login front)\b/.test(line)) console.log(`gw status: ${line.trim()}`);
+    // The gateway's own account after its full collections, at idle and after logout (the runner sent SIGUSR2).
+    for (const line of gw.process.stderr().split("\n")) if (line.includes("memory after a full collection")) console.log(`gw: ${line}`);
+  }
   if (values["gw-log"]) writeFileSync(values["gw-log"], gw.process.stderr());
   const hostAfter = await hostWakeCost();
   console.log(`host wake-up  a UDP echo every 10 ms costs its serving thread ${hostBefore} of CPU per datagram before the gateway started, ${hostAfter} after its run (Bun's event loop / a thread's own epoll_wait / gw's UDP socket; wake-cost.ts)`);
   if (gw.process.child.exitCode !== null) {
-    console.error(`sessions-at-scale: gw exited (${gw.process.child.exitCode}) during the run:\n${gw.process.stderr().slice(-2000)}`);
+    console.error(`sessions-at-scale: ${values.gateway} exited (${gw.process.child.exitCode}) during the run:\n${gw.process.stderr().slice(-2000)}`);
     code = 1;
   }
 } finally {

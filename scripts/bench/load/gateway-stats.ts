@@ -72,8 +72,8 @@ function sampleThreads(pid: number, proc: string): ThreadSample[] {
 
 /** Where the tree's CPU went between two samples, in ms a second. */
 export interface ThreadShares {
-  /** Each process's main thread (its tid is its pid), the gateway's own first. */
-  mains: { pid: number; msPerSecond: number }[];
+  /** Each process's main thread (its tid is its pid) and its name, the gateway's own first. */
+  mains: { pid: number; comm: string; msPerSecond: number }[];
   /** Every other thread, summed by name, largest first. */
   others: { comm: string; msPerSecond: number }[];
 }
@@ -91,25 +91,40 @@ export function threadShares(root: number, a: GatewaySample, b: GatewaySample): 
   const others = new Map<string, number>();
   for (const t of b.threads) {
     const ms = (t.cpuNs - (before.get(`${t.pid}/${t.tid}`) ?? 0)) / 1e6 / seconds;
-    if (t.tid === t.pid) mains.push({ pid: t.pid, msPerSecond: ms });
+    if (t.tid === t.pid) mains.push({ pid: t.pid, comm: t.comm, msPerSecond: ms });
     else others.set(t.comm, (others.get(t.comm) ?? 0) + ms);
   }
   mains.sort((x, y) => (x.pid === root ? -1 : y.pid === root ? 1 : x.pid - y.pid));
   return { mains, others: [...others].map(([comm, msPerSecond]) => ({ comm, msPerSecond })).sort((x, y) => y.msPerSecond - x.msPerSecond || x.comm.localeCompare(y.comm)) };
 }
 
-/** One line of threadShares: "gw 5.1, workers 48.3 + 46.5 ms/s; other threads 2.9 (mi-scavenger 1.5, ...)". */
+/** Above this many processes under the gateway's own, they are summed by name (ocserv runs one a session). */
+const PROCESSES_LISTED = 8;
+
+/**
+ * One line of threadShares, the gateway's main thread named as the kernel names it:
+ * "gw 5.1, workers 48.3 + 46.5 ms/s; other threads 2.9 (mi-scavenger 1.5, ...)", or with many
+ * processes "ocserv-main 1.2, processes ocserv-worker x2000 95.0, ocserv-sm x1 0.4 ms/s; ...".
+ */
 export function formatThreadShares(root: number, shares: ThreadShares): string {
   const ms = (n: number) => n.toFixed(1);
   const own = shares.mains.find((m) => m.pid === root);
   const workers = shares.mains.filter((m) => m.pid !== root);
   const otherTotal = shares.others.reduce((n, o) => n + o.msPerSecond, 0);
   const named = shares.others.slice(0, 3).map((o) => `${o.comm} ${ms(o.msPerSecond)}`).join(", ");
-  return (
-    `main threads: gw ${own ? ms(own.msPerSecond) : "n/a"}` +
-    (workers.length > 0 ? `, workers ${workers.map((w) => ms(w.msPerSecond)).join(" + ")}` : "") +
-    ` ms/s; other threads ${ms(otherTotal)} ms/s${named ? ` (${named})` : ""}`
-  );
+  let below = "";
+  if (workers.length > PROCESSES_LISTED) {
+    const byName = new Map<string, { count: number; msPerSecond: number }>();
+    for (const w of workers) {
+      const group = byName.get(w.comm) ?? { count: 0, msPerSecond: 0 };
+      group.count++;
+      group.msPerSecond += w.msPerSecond;
+      byName.set(w.comm, group);
+    }
+    const groups = [...byName].sort(([a, x], [b, y]) => y.msPerSecond - x.msPerSecond || a.localeCompare(b));
+    below = `, processes ${groups.map(([comm, g]) => `${comm} x${g.count} ${ms(g.msPerSecond)}`).join(", ")}`;
+  } else if (workers.length > 0) below = `, workers ${workers.map((w) => ms(w.msPerSecond)).join(" + ")}`;
+  return `main threads: ${own ? `${own.comm} ${ms(own.msPerSecond)}` : "gateway n/a"}${below} ms/s; other threads ${ms(otherTotal)} ms/s${named ? ` (${named})` : ""}`;
 }
 
 /** `pid` and every process below it, from each process's parent in /proc/N/stat. */

@@ -19,6 +19,9 @@ export const USAGE = `bun scripts/bench/load/run.ts --url https://HOST[:PORT]/ [
   --hold SECONDS        hold every session this long once all are up, default 30
   --churn SECONDS       instead of holding: each lane connects, pings once, logs out, again, this long
   --gw-pid PID          the gateway process: memory (RSS, PSS) and CPU are read from /proc/PID
+  --gw-gc MODE          sigusr2: ask the gateway for a full collection (gw's SIGUSR2) before the
+                        memory samples that say "after GC"; none: another gateway (ocserv), not
+                        signalled; default sigusr2
   --ping-interval S     seconds between ICMP echoes per session, default 60
   --ping-target A.B.C.D echo target, default the gateway's tunnel address (the pool's first)
   --concurrency N       logins in progress at once over all processes, default 50
@@ -42,6 +45,7 @@ const schema = z.object({
   hold: integer(0, 86_400).default(30),
   churn: integer(0, 86_400).default(0),
   "gw-pid": integer(1, 2 ** 22).optional(),
+  "gw-gc": z.enum(["sigusr2", "none"]).default("sigusr2"),
   "ping-interval": integer(1, 3600).default(60),
   "ping-target": z.ipv4().optional(),
   concurrency: integer(1, 10_000).default(50),
@@ -64,6 +68,8 @@ export interface RunOptions {
   holdSeconds: number;
   churnSeconds: number;
   gwPid?: number;
+  /** Whether the gateway collects its garbage on SIGUSR2 (gw) and may be sent it. */
+  gwGc: "sigusr2" | "none";
   pingIntervalSeconds: number;
   pingTarget?: string;
   concurrency: number;
@@ -107,6 +113,7 @@ export function parseRunOptions(argv: string[], env: Record<string, string | und
     holdSeconds: o.hold,
     churnSeconds: o.churn,
     gwPid: o["gw-pid"],
+    gwGc: o["gw-gc"],
     pingIntervalSeconds: o["ping-interval"],
     pingTarget: o["ping-target"],
     concurrency: o.concurrency,

@@ -66,9 +66,9 @@ function sample(o: RunOptions): GatewaySample | undefined {
 /** How long the gateway gets for its full collection (SIGUSR2) before the sample. */
 const GC_SETTLE_MS = 2000;
 
-/** The gateway's memory right after its full collection (SIGUSR2): what it holds, without garbage. */
+/** The gateway's memory right after its full collection (SIGUSR2): what it holds, without garbage. None for a gateway that has none to ask for (--gw-gc none). */
 async function collectedSample(o: RunOptions, settleMs = GC_SETTLE_MS): Promise<GatewaySample | undefined> {
-  if (o.gwPid === undefined) return undefined;
+  if (o.gwPid === undefined || o.gwGc === "none") return undefined;
   process.kill(o.gwPid, "SIGUSR2");
   await sleep(settleMs);
   return sample(o);

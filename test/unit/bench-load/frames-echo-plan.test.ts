@@ -114,6 +114,12 @@ describe("splitting the load", () => {
     expect([o.value.host, o.value.port, o.value.path, o.value.password, o.value.sources.length, o.value.dtls, o.value.ticks]).toEqual(["203.0.113.1", 8443, "/grp", "pw", 2, "psk", "spread"]);
     const together = parseRunOptions(["--url", "https://h/", "--password", "p", "--ticks", "together"], {});
     expect(together.ok && together.value.ticks).toBe("together");
+    expect(o.value.gwGc).toBe("sigusr2");
+    // Another gateway (ocserv) is not sent gw's SIGUSR2.
+    const other = parseRunOptions(["--url", "https://h/", "--password", "p", "--gw-gc", "none"], {});
+    expect(other.ok && other.value.gwGc).toBe("none");
+    const badGc = parseRunOptions(["--url", "https://h/", "--password", "p", "--gw-gc", "sigkill"], {});
+    expect(!badGc.ok && badGc.error.message).toMatch(/--gw-gc/);
     const badTicks = parseRunOptions(["--url", "https://h/", "--password", "p", "--ticks", "random"], {});
     expect(!badTicks.ok && badTicks.error.message).toMatch(/ticks/);
     const bad = parseRunOptions(["--url", "https://h/", "--dtls", "tls"], {});

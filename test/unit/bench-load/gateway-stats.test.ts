@@ -73,9 +73,9 @@ describe("threadShares: where the tree's CPU went between two samples", () => {
   test("each process's main thread in ms a second, the gateway's own first; the rest summed by name", () => {
     const shares = threadShares(100, a, b)!;
     expect(shares.mains).toEqual([
-      { pid: 100, msPerSecond: 5 },
-      { pid: 101, msPerSecond: 48 },
-      { pid: 102, msPerSecond: 46 },
+      { pid: 100, comm: "gw", msPerSecond: 5 },
+      { pid: 101, comm: "gw", msPerSecond: 48 },
+      { pid: 102, comm: "gw", msPerSecond: 46 },
     ]);
     expect(shares.others).toEqual([
       { comm: "JSCWarmUp", msPerSecond: 1.5 },
@@ -89,5 +89,19 @@ describe("threadShares: where the tree's CPU went between two samples", () => {
     expect(formatThreadShares(100, one)).toBe("main threads: gw 4.0 ms/s; other threads 0.0 ms/s");
     expect(threadShares(100, { at: 0, rssKiB: 0, cpuSeconds: 0 }, b)).toBeUndefined();
     expect(threadShares(100, b, b)).toBeUndefined();
+  });
+
+  test("a process a session (ocserv): the processes under the gateway's own summed by name, the busiest first", () => {
+    const before: [number, number, string, number][] = [[10, 10, "ocserv-main", 0], [11, 11, "ocserv-sm", 0]];
+    const after: [number, number, string, number][] = [[10, 10, "ocserv-main", 2e6], [11, 11, "ocserv-sm", 1e6]];
+    for (let i = 0; i < 9; i++) {
+      before.push([20 + i, 20 + i, "ocserv-worker", 0]);
+      after.push([20 + i, 20 + i, "ocserv-worker", 3e6]);
+    }
+    const shares = threadShares(10, at(0, before), at(1000, after))!;
+    expect(formatThreadShares(10, shares)).toBe("main threads: ocserv-main 2.0, processes ocserv-worker x9 27.0, ocserv-sm x1 1.0 ms/s; other threads 0.0 ms/s");
+    // Eight under it are still listed one by one.
+    const eight = threadShares(10, at(0, before.slice(0, 9)), at(1000, after.slice(0, 9)))!;
+    expect(formatThreadShares(10, eight)).toBe("main threads: ocserv-main 2.0, workers 1.0 + 3.0 + 3.0 + 3.0 + 3.0 + 3.0 + 3.0 + 3.0 ms/s; other threads 0.0 ms/s");
   });
 });
