@@ -152,10 +152,12 @@ export function processTree(pid: number, proc = "/proc"): number[] {
 function sampleProcess(pid: number, proc: string): Omit<GatewaySample, "at"> | undefined {
   try {
     const status = readFileSync(`${proc}/${pid}/status`, "utf8");
-    const rssKiB = Number(/^VmRSS:\s+(\d+) kB/m.exec(status)?.[1] ?? NaN);
-    let pssKiB: number | undefined;
+    const rss = /^VmRSS:\s+(\d+) kB/m.exec(status)?.[1];
+    // An exiting process (a zombie: ocserv's workers at logout) has no memory left to count.
+    const rssKiB = Number(rss ?? 0);
+    let pssKiB: number | undefined = rss === undefined ? 0 : undefined;
     try {
-      pssKiB = Number(/^Pss:\s+(\d+) kB/m.exec(readFileSync(`${proc}/${pid}/smaps_rollup`, "utf8"))?.[1] ?? NaN);
+      if (rss !== undefined) pssKiB = Number(/^Pss:\s+(\d+) kB/m.exec(readFileSync(`${proc}/${pid}/smaps_rollup`, "utf8"))?.[1] ?? NaN);
     } catch {}
     const fields = statFields(pid, proc);
     if (!fields) return undefined;

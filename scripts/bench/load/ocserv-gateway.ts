@@ -31,7 +31,7 @@ export function ipv4PoolLines(pool: string): string[] {
   const [network, bits] = pool.split("/");
   const prefix = Number(bits);
   if (!network || !Number.isInteger(prefix) || prefix < 1 || prefix > 30) throw new Error(`not an IPv4 pool: ${pool}`);
-  const mask = prefix === 0 ? 0 : (0xffffffff << (32 - prefix)) >>> 0;
+  const mask = (0xffffffff << (32 - prefix)) >>> 0;
   const netmask = [24, 16, 8, 0].map((shift) => (mask >>> shift) & 0xff).join(".");
   return [`ipv4-network = ${network}`, `ipv4-netmask = ${netmask}`];
 }

@@ -47,6 +47,15 @@ describe("sampleGateway over gw serve's process tree", () => {
     expect(Math.round(s.cpuSeconds * 100)).toBe(101); // ticks of 1/100 s: 50 + 20 + 30 + 1
   });
 
+  test("an exiting child (a zombie: no memory lines, an empty smaps_rollup) adds its CPU and no memory", () => {
+    fake(300, 1, 700, 600, 10);
+    fake(301, 300, 0, 0, 5);
+    writeFileSync(join(proc, "301", "status"), "Name:\tocserv-worker\nState:\tZ (zombie)\n");
+    writeFileSync(join(proc, "301", "smaps_rollup"), "");
+    const s = sampleGateway(300, proc);
+    expect([s.rssKiB, s.pssKiB, Math.round(s.cpuSeconds * 100)]).toEqual([700, 600, 15]);
+  });
+
   test("each sample lists the tree's threads with their CPU time; processes without a task list give none", () => {
     const s = sampleGateway(100, proc);
     expect(s.threads?.map((t) => `${t.pid}/${t.tid} ${t.comm} ${t.cpuNs}`).sort()).toEqual([
