@@ -7,12 +7,13 @@
  * Root; `npm run build` first.
  *   bun scripts/bench/sessions-at-scale.ts [--sessions 1000] [--dtls psk|legacy|none] [--hold 60]
  *     [--processes 4] [--churn SECONDS] [--variant binary|sources] [--workers N] [--gw-log FILE]
- *     [--gw-settings JSON] [--ticks spread|together]
+ *     [--gw-settings JSON] [--ticks spread|together] [--gateway gw|ocserv]
  * One gw process holds at most 18,880 sessions under an open-file limit of 20,000 (one TCP
  * descriptor each, descriptor-budget.ts); --workers 2 gives each worker process its own limit.
  * `--gateway ocserv` measures Debian's ocserv the same way instead (apt-get install ocserv): the
- * same clients, users, pool and route, and the client timers gw announces by default (DPD and
- * keepalive), so that the two runs' idle CPU and memory at N compare as a ratio. ocserv runs a
+ * same clients, users, pool and route, and the client timers gw announces (DPD and keepalive: its
+ * defaults, or those --gw-settings gives), so that the two runs' idle CPU and memory at N compare
+ * as a ratio. ocserv runs a
  * process a session: its figures are the whole process tree's, as gw's are with workers.
  */
 import { execFileSync, spawn } from "node:child_process";
@@ -51,6 +52,10 @@ if (values.gateway !== "gw" && values.gateway !== "ocserv") {
   process.exit(2);
 }
 const isOcserv = values.gateway === "ocserv";
+if (isOcserv && (Number(values.workers) !== 1 || values.variant !== undefined)) {
+  console.error("sessions-at-scale: --workers and --variant are gw's; ocserv runs a process a session");
+  process.exit(2);
+}
 const sessions = Number(values.sessions);
 const users = Number(values.users);
 const variant = (values.variant ?? (existsSync(join(repoRoot, "dist/gw")) ? "binary" : "sources")) as GwVariant;
@@ -94,7 +99,7 @@ try {
   const dataDir = join(work, "data");
   // A pool of 4,094 addresses per 1,000 sessions or part; no per-user limit (20 users share the sessions).
   const prefix = Math.max(12, 20 - Math.ceil(Math.log2(Math.max(1, Math.ceil(sessions / 1000)))));
-  const settings = { pool: `10.64.0.0/${prefix}`, maxSessionsPerUser: 0, cookieTimeout: 10, ...(JSON.parse(values["gw-settings"]!) as object) };
+  const settings: { pool: string; dpd?: unknown; keepalive?: unknown } & Record<string, unknown> = { pool: `10.64.0.0/${prefix}`, maxSessionsPerUser: 0, cookieTimeout: 10, ...(JSON.parse(values["gw-settings"]!) as object) };
   const route = "198.51.100.0/24";
   const userNames = Array.from({ length: users }, (_, i) => `load${i}`);
   if (!isOcserv) {
@@ -118,8 +123,8 @@ try {
             password,
             pool: settings.pool,
             route,
-            dpdSeconds: SETTINGS.dpd.schema.parse(undefined),
-            keepaliveSeconds: SETTINGS.keepalive.schema.parse(undefined),
+            dpdSeconds: SETTINGS.dpd.schema.parse(settings.dpd),
+            keepaliveSeconds: SETTINGS.keepalive.schema.parse(settings.keepalive),
           },
           topology,
           procs,
