@@ -83,6 +83,13 @@ export function ocservConfig(o: OcservOptions, listen: string): string {
  * gateway's namespace; resolves once it listens on TCP 443 there.
  */
 export async function startOcserv(o: OcservOptions, topology: Topology, procs: ProcessGroup): Promise<Started> {
+  for (const program of ["ocserv", "ocpasswd", "openssl"]) {
+    try {
+      execFileSync(program, ["--version"], { stdio: "ignore" });
+    } catch (e) {
+      if ((e as NodeJS.ErrnoException).code === "ENOENT") throw new Error(`${program} is not installed: apt-get install ocserv openssl`);
+    }
+  }
   mkdirSync(o.dir, { recursive: true });
   // Its workers run as nobody and reach the security module's socket in this directory.
   chmodSync(o.dir, 0o755);
