@@ -13,8 +13,8 @@
  * `--gateway ocserv` measures Debian's ocserv the same way instead (apt-get install ocserv): the
  * same clients, users, pool and route, and the client timers gw announces (DPD and keepalive: its
  * defaults, or those --gw-settings gives), so that the two runs' idle CPU and memory at N compare
- * as a ratio. ocserv runs a
- * process a session: its figures are the whole process tree's, as gw's are with workers.
+ * as a ratio. ocserv runs a process a session: its figures are the whole process tree's, as gw's
+ * are with workers.
  */
 import { execFileSync, spawn } from "node:child_process";
 import { existsSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
@@ -22,6 +22,7 @@ import { availableParallelism, tmpdir } from "node:os";
 import { join } from "node:path";
 import { parseArgs } from "node:util";
 import { SETTINGS } from "../../src/config/settings-table.ts";
+import { validationError } from "../../src/control/zod-errors.ts";
 import { gwCli, provision, repoRoot, startGw, tempDir, type GwVariant } from "../../test/harness/gateway.ts";
 import { startOcserv } from "./load/ocserv-gateway.ts";
 import { measureWakeCost } from "./wake-cost.ts";
@@ -123,8 +124,8 @@ try {
             password,
             pool: settings.pool,
             route,
-            dpdSeconds: SETTINGS.dpd.schema.parse(settings.dpd),
-            keepaliveSeconds: SETTINGS.keepalive.schema.parse(settings.keepalive),
+            dpdSeconds: timerForOcserv("dpd", settings.dpd),
+            keepaliveSeconds: timerForOcserv("keepalive", settings.keepalive),
           },
           topology,
           procs,
@@ -186,3 +187,11 @@ try {
   await cleanup();
 }
 process.exit(code);
+
+/** A client timer for ocserv, checked as gw's `config set` checks it (gw validates its own copy). */
+function timerForOcserv(name: "dpd" | "keepalive", given: unknown): number {
+  const parsed = SETTINGS[name].schema.safeParse(given);
+  if (parsed.success) return parsed.data as number;
+  const invalid = validationError(parsed.error, `--gw-settings ${name}`);
+  throw new Error(invalid.ok ? "" : invalid.error.message);
+}
