@@ -12,7 +12,7 @@ import { Router } from "../net/router.ts";
 import { Router6 } from "../net/router6.ts";
 import { SessionFirewalls, type PolicyDropNotice, type PolicySource } from "../net/session-firewalls.ts";
 import type { TunDevice } from "../runtime/tun.ts";
-import type { UdpSocket } from "../runtime/udp.ts";
+import type { UdpCounters, UdpSocket } from "../runtime/udp.ts";
 import { CstpChannel, type ChannelSocket } from "../tunnel/cstp-channel.ts";
 import type { CstpDialect } from "../tunnel/cstp-codec.ts";
 import type { DtlsOffer } from "../tunnel/dtls-offer.ts";
@@ -201,6 +201,11 @@ export class DataPlane {
   /** How many sessions have a tunnel and how many CSTP channels are live (tests, memory checks). */
   get size(): { tunnels: number; channels: number } {
     return { tunnels: this.tunnels.size, channels: this.channels.size };
+  }
+
+  /** How the DTLS socket's datagrams moved, path by path; undefined without DTLS or where the runtime does not count. */
+  udpCounters(): UdpCounters | undefined {
+    return this.o.udp?.counters?.();
   }
 
   private tunnelOf(session: Session): SessionTunnel {

@@ -47,8 +47,16 @@ export interface UdpSocket {
    * `closed` once the runtime has closed it (its descriptor's number may then be another socket's).
    */
   releaseStream?(id: number, fd: number, closed: boolean): void;
+  /**
+   * How the socket's datagrams moved since it opened, path by path (gw's memory report logs them):
+   * each runtime names the paths it has (snake_case names, counts).
+   */
+  counters?(): UdpCounters;
   close(): void;
 }
+
+/** Counts by path (UdpSocket.counters): e.g. `received_wait`, `sent_gso_datagrams`. */
+export type UdpCounters = Readonly<Record<string, number>>;
 
 /** Who hears that a taken TCP socket is readable (UdpSocket.takeStream): a method, no closure per socket. */
 export interface StreamOwner {

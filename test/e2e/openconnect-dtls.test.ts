@@ -80,6 +80,14 @@ describe.skipIf(!e2eAvailable())("openconnect over DTLS against gw", () => {
       bulk("up", 10 * MB);
       // It all went over DTLS: the gateway never switched this session's downstream to CSTP.
       expect(gw.process.stderr()).not.toContain(`channel session=${sessionId} user=dave downstream=cstp`);
+      // The operator's memory report (SIGUSR2) ends with the DTLS socket's counters by path.
+      const reports = () => [...gw.process.stderr().matchAll(/memory after a full collection: .* udp: (.*)\n/g)];
+      const before = reports().length;
+      gw.process.child.kill("SIGUSR2");
+      for (let waited = 0; reports().length === before && waited < 10_000; waited += 100) await new Promise((r) => setTimeout(r, 100));
+      const counted = Object.fromEntries(reports().at(-1)![1]!.split(" ").map((field) => field.split("=")).map(([k, v]) => [k!, Number(v)]));
+      expect(counted.received_runtime! + counted.received_wait!).toBeGreaterThan(1000);
+      expect(counted.sent_gso_datagrams! + counted.sent_plain_datagrams! + counted.sent_single!).toBeGreaterThan(1000);
       await disconnect(oc);
     }, 120_000);
   }

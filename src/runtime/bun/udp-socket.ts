@@ -1,7 +1,7 @@
 import { err, ok, type Result } from "../../errors.ts";
 import type { HeldDescriptor } from "../held-descriptor.ts";
-import type { OpenUdp, Receive, UdpSocket } from "../udp.ts";
-import type { GsoStats } from "../linux/udp-gso-sender.ts";
+import type { OpenUdp, Receive, UdpCounters, UdpSocket } from "../udp.ts";
+import { gsoCounters, type GsoStats } from "../linux/udp-gso-sender.ts";
 import { raiseReceiveBuffer } from "../linux/socket-options.ts";
 import { gsoSender, linuxLibc } from "./udp-linux.ts";
 import { openMainWait, type MainWait, type MainWaitStats } from "./udp-main-wait.ts";
@@ -41,11 +41,15 @@ export async function openBunUdp(host: string, port: number): Promise<Result<Bun
 export async function bunUdpSocket(place: BunUdpPlace): Promise<BunUdpSocket> {
   let handler: Receive = () => {};
   let wait: MainWait | null = null;
+  /** Datagrams Bun's own loop delivered, and single sends through Bun's `send`. */
+  let receivedByRuntime = 0;
+  let sentSingly = 0;
   const options: Bun.udp.SocketOptions<"uint8array"> = {
     ...place,
     binaryType: "uint8array",
     socket: {
       data(_s, data, remotePort, remoteAddress) {
+        receivedByRuntime++;
         handler(data, remotePort, remoteAddress);
         wait?.heard();
       },
@@ -72,6 +76,7 @@ export async function bunUdpSocket(place: BunUdpPlace): Promise<BunUdpSocket> {
     gso: gso?.stats ?? null,
     receiveBuffer: libc === null ? -1 : raiseReceiveBuffer(libc, fd),
     send: (data, p, address) => {
+      sentSingly++;
       try {
         return socket.send(data, p, address);
       } catch {
@@ -87,11 +92,29 @@ export async function bunUdpSocket(place: BunUdpPlace): Promise<BunUdpSocket> {
     releaseStream: (id, socketFd, socketClosed) => wait?.releaseStream(id, socketFd, socketClosed),
     alsoWaitFor: (source) => void wait?.alsoWaitFor(source),
     mainWait: wait?.stats ?? null,
+    counters: () => bunUdpCounters(receivedByRuntime, sentSingly, wait?.stats ?? null, gso?.stats ?? null),
     close: () => {
       wait?.close();
       socket.close();
     },
   };
+}
+
+/**
+ * UdpSocket.counters under Bun: datagrams received by Bun's loop and by gw's own wait (what the
+ * wait did: its sleeps, the times it stepped aside or stopped for want of datagrams), and sent.
+ */
+function bunUdpCounters(receivedByRuntime: number, sentSingly: number, wait: MainWaitStats | null, gso: GsoStats | null): UdpCounters {
+  const waited: Record<string, number> = wait === null ? {} : {
+    received_wait: wait.reads,
+    wait_sleeps: wait.sleeps,
+    wait_quiet_sleeps: wait.quietSleeps,
+    wait_asides: wait.asides,
+    wait_colds: wait.colds,
+    wait_held_reads: wait.heldReads,
+    wait_stream_wakes: wait.streamWakes,
+  };
+  return { received_runtime: receivedByRuntime, ...waited, sent_single: sentSingly, ...(gso === null ? {} : gsoCounters(gso)) };
 }
 
 export const openUdp: OpenUdp = openBunUdp;

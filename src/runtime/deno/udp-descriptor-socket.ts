@@ -1,6 +1,6 @@
 import { SockaddrCache } from "../linux/sockaddr-cache.ts";
 import { writeSockaddrPort, type SocketFamily } from "../linux/sockaddr.ts";
-import { GsoSender } from "../linux/udp-gso-sender.ts";
+import { gsoCounters, GsoSender } from "../linux/udp-gso-sender.ts";
 import { datagramArena, type UdpSendCalls } from "../linux/udp-send-calls.ts";
 import type { Receive, UdpSocket } from "../udp.ts";
 import { sendEach } from "../udp-batch.ts";
@@ -24,9 +24,13 @@ export function descriptorSocket(
 ): { socket: UdpSocket; deliver: Receive; isOpen: () => boolean } {
   let open = true;
   let handler: Receive = () => {};
+  /** For counters(): datagrams handed in by the reading side, single sends. */
+  let received = 0;
+  let sentSingly = 0;
   const destinations = new SockaddrCache(family);
   const send = (data: Uint8Array, to: number, address: string): boolean => {
     if (!open) return false;
+    sentSingly++;
     const sockaddr = destinations.get(address);
     if (sockaddr.length === 0) return false;
     writeSockaddrPort(sockaddr.bytes, to);
@@ -45,11 +49,16 @@ export function descriptorSocket(
     send,
     sendMany: (batch) => (open ? batches.sendMany(batch) : 0),
     onDatagram: (h) => void (handler = h),
+    counters: () => ({ received, sent_single: sentSingly, ...gsoCounters(batches.stats) }),
     close() {
       if (!open) return;
       open = false;
       release();
     },
   };
-  return { socket, deliver: (data, from, address) => handler(data, from, address), isOpen: () => open };
+  const deliver: Receive = (data, from, address) => {
+    received++;
+    handler(data, from, address);
+  };
+  return { socket, deliver, isOpen: () => open };
 }

@@ -26,6 +26,17 @@ export interface GsoStats {
   fallbackDatagrams: number;
 }
 
+/** A GsoSender's stats as UdpSocket.counters names them. */
+export function gsoCounters(stats: GsoStats): Record<string, number> {
+  return {
+    sent_gso_calls: stats.gsoSends,
+    sent_gso_datagrams: stats.gsoDatagrams,
+    sent_plain_datagrams: stats.plainDatagrams,
+    sent_fallback_datagrams: stats.fallbackDatagrams,
+    gso_refused: stats.enabled ? 0 : 1,
+  };
+}
+
 /**
  * sendMany over UDP GSO: runs of same-size datagrams to one peer (see gsoRunLength) leave in one
  * sendmsg with a UDP_SEGMENT cmsg and one iovec per datagram (no copy where the runtime allows

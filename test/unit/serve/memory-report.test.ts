@@ -44,5 +44,27 @@ describe("memoryReport (SIGUSR2)", () => {
     const uncollected: MemoryProbe = { collect: () => false, figures: probe.figures };
     expect(String(memoryReport(uncollected, plane))).toStartWith("memory without a collection (this runtime offers none on demand): rss=70.0 MiB");
     expect(String(memoryReport(uncollected, plane, 2))).toStartWith("memory without a collection (this runtime offers none on demand) (worker 2): rss=");
+    // A socket that counts nothing (the in-memory one) adds nothing after the objects.
+    expect(line).not.toContain("udp:");
+  });
+
+  test("ends with the DTLS socket's counters by path, each name=count as a field of its own", () => {
+    const cidr = parseCidr("10.10.0.0/24");
+    if (!cidr.ok) throw cidr.error;
+    const udp = Object.assign(new MemoryUdp(), { counters: () => ({ received_runtime: 3, received_wait: 1200, sent_gso_calls: 7 }) });
+    const plane = new DataPlane({
+      tun: new MemoryTun(),
+      udp,
+      sessions: new SessionRegistry(60_000, () => 0),
+      pool: new AddressPool(cidr.value),
+      compiler: new PolicyCompiler([cidr.value]),
+      policySource: { policyOf: () => undefined, groupRuleCount: () => 0 },
+      drops: new DropCounters(),
+      now: () => 0,
+      log: () => {},
+      onDropNotice: () => {},
+    });
+    const probe: MemoryProbe = { collect: () => true, figures: () => ({ rssBytes: 1024 * 1024, heapBytes: 1024 * 1024, objectTypes: [] }) };
+    expect(String(memoryReport(probe, plane, 1))).toEndWith("objects: \"not counted by this runtime\" udp: received_runtime=3 received_wait=1200 sent_gso_calls=7");
   });
 });

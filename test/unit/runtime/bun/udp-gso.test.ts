@@ -107,6 +107,7 @@ describe.skipIf(process.platform !== "linux")("UDP GSO through the kernel", () =
     expectDatagram(atClient[12], 22, 77);
     expectDatagram(atClient[13], 23, 78);
     expect(server.gso).toMatchObject({ plainDatagrams: 2, fallbackDatagrams: 0 });
+    expect(server.counters!()).toMatchObject({ sent_gso_calls: 2, sent_gso_datagrams: 12, sent_plain_datagrams: 2, sent_fallback_datagrams: 0, gso_refused: 0 });
   });
 
   test("runs of one and interleaved peers keep the batch's order per receiver", async () => {

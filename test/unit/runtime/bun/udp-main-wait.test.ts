@@ -56,6 +56,12 @@ describe.skipIf(process.platform !== "linux")("Bun: the main thread's own wait f
     expect(got.map((g) => g.n)).toEqual(Array.from({ length: 301 }, (_, n) => n));
     expect(new Set(got.map((g) => `${g.address}:${g.port}`))).toEqual(new Set([`127.0.0.1:${c.port}`]));
     expect(socket.mainWait!.reads).toBeGreaterThan(0);
+    // The memory report's counters: every datagram counted once, by the path that delivered it.
+    const counted = socket.counters!();
+    expect(counted.received_wait).toBe(socket.mainWait!.reads);
+    expect(counted.received_runtime! + counted.received_wait!).toBe(301);
+    expect(counted.received_runtime).toBeGreaterThanOrEqual(1);
+    expect(counted.wait_sleeps).toBe(socket.mainWait!.sleeps);
   });
 
   test("on ::, an IPv4 peer is spelt as Bun spells it (::ffff:a.b.c.d) by both paths, and IPv6 peers as themselves", async () => {
