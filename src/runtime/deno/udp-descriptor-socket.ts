@@ -28,9 +28,8 @@ export function descriptorSocket(
   let received = 0;
   let sentSingly = 0;
   const destinations = new SockaddrCache(family);
-  const send = (data: Uint8Array, to: number, address: string): boolean => {
+  const sendTo = (data: Uint8Array, to: number, address: string): boolean => {
     if (!open) return false;
-    sentSingly++;
     const sockaddr = destinations.get(address);
     if (sockaddr.length === 0) return false;
     writeSockaddrPort(sockaddr.bytes, to);
@@ -43,7 +42,12 @@ export function descriptorSocket(
     addressOf,
     ...datagramArena(addressOf),
   };
-  const batches = new GsoSender(fd, family, calls, (batch) => sendEach(send, batch));
+  // A batch's datagrams that fall back to one sendto each count as the batch's (sent_fallback_datagrams), not as single sends.
+  const batches = new GsoSender(fd, family, calls, (batch) => sendEach(sendTo, batch));
+  const send = (data: Uint8Array, to: number, address: string): boolean => {
+    sentSingly++;
+    return sendTo(data, to, address);
+  };
   const socket: UdpSocket = {
     port,
     send,

@@ -26,7 +26,7 @@ export interface GsoStats {
   fallbackDatagrams: number;
 }
 
-/** A GsoSender's stats as UdpSocket.counters names them. */
+/** A GsoSender's stats as UdpSocket.counters names them (the fallback datagrams are among the plain ones). */
 export function gsoCounters(stats: GsoStats): Record<string, number> {
   return {
     sent_gso_calls: stats.gsoSends,
