@@ -12,22 +12,9 @@ import { memoryReport } from "../../../src/serve/memory-report.ts";
 
 describe("memoryReport (SIGUSR2)", () => {
   test("collects first, then names the memory left and what holds it", () => {
-    const cidr = parseCidr("10.10.0.0/24");
-    if (!cidr.ok) throw cidr.error;
     const sessions = new SessionRegistry(60_000, () => 0);
     sessions.create({ user: "alice", group: "g", policy: { routes: [], excludeRoutes: [], dns: [] }, configHash: "h" });
-    const plane = new DataPlane({
-      tun: new MemoryTun(),
-      udp: new MemoryUdp(),
-      sessions,
-      pool: new AddressPool(cidr.value),
-      compiler: new PolicyCompiler([cidr.value]),
-      policySource: { policyOf: () => undefined, groupRuleCount: () => 0 },
-      drops: new DropCounters(),
-      now: () => 0,
-      log: () => {},
-      onDropNotice: () => {},
-    });
+    const plane = planeWith(new MemoryUdp(), sessions);
     const calls: string[] = [];
     const probe: MemoryProbe = {
       collect: () => (calls.push("collect"), true),
@@ -49,22 +36,27 @@ describe("memoryReport (SIGUSR2)", () => {
   });
 
   test("ends with the DTLS socket's counters by path, each name=count as a field of its own", () => {
-    const cidr = parseCidr("10.10.0.0/24");
-    if (!cidr.ok) throw cidr.error;
     const udp = Object.assign(new MemoryUdp(), { counters: () => ({ received_runtime: 3, received_wait: 1200, sent_gso_calls: 7 }) });
-    const plane = new DataPlane({
-      tun: new MemoryTun(),
-      udp,
-      sessions: new SessionRegistry(60_000, () => 0),
-      pool: new AddressPool(cidr.value),
-      compiler: new PolicyCompiler([cidr.value]),
-      policySource: { policyOf: () => undefined, groupRuleCount: () => 0 },
-      drops: new DropCounters(),
-      now: () => 0,
-      log: () => {},
-      onDropNotice: () => {},
-    });
+    const plane = planeWith(udp, new SessionRegistry(60_000, () => 0));
     const probe: MemoryProbe = { collect: () => true, figures: () => ({ rssBytes: 1024 * 1024, heapBytes: 1024 * 1024, objectTypes: [] }) };
     expect(String(memoryReport(probe, plane, 1))).toEndWith("objects: \"not counted by this runtime\" udp: received_runtime=3 received_wait=1200 sent_gso_calls=7");
   });
 });
+
+/** A data plane over in-memory devices, its DTLS socket `udp`. */
+function planeWith(udp: MemoryUdp, sessions: SessionRegistry): DataPlane {
+  const cidr = parseCidr("10.10.0.0/24");
+  if (!cidr.ok) throw cidr.error;
+  return new DataPlane({
+    tun: new MemoryTun(),
+    udp,
+    sessions,
+    pool: new AddressPool(cidr.value),
+    compiler: new PolicyCompiler([cidr.value]),
+    policySource: { policyOf: () => undefined, groupRuleCount: () => 0 },
+    drops: new DropCounters(),
+    now: () => 0,
+    log: () => {},
+    onDropNotice: () => {},
+  });
+}
