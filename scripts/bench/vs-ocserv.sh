@@ -7,8 +7,10 @@
 # policy of that many access rules, e.g. 20; default: the starter rule), SKIP_OCSERV=1 (measure gw
 # only, e.g. to compare GW_RULES runs with compare.sh; no side-by-side RTT then), RTT_SIDE_BY_SIDE=0
 # (leave out the last phase: ping RTT with both gateways at once, rtt-side-by-side.sh, about 3
-# min), GW_FLAGS (more `gw serve` flags, e.g. --no-tun-offload; GW_NAME names that run's result)
-# and the harness's own (REPS, CONNECTS, IPERF_SECS, N_CLIENTS, ...; see its README).
+# min), SCALE_SESSIONS (default 1000; 0 leaves out the phase after it: memory per session and idle
+# CPU from the load generator, sessions-at-scale.ts on each gateway in turn, about 4 min), GW_FLAGS
+# (more `gw serve` flags, e.g. --no-tun-offload; GW_NAME names that run's result) and the
+# harness's own (REPS, CONNECTS, IPERF_SECS, N_CLIENTS, ...; see its README).
 set -euo pipefail
 repo=$(cd "$(dirname "$0")/../.." && pwd)
 bench=${BENCH_DIR:-$repo/../shared/bench}
@@ -54,5 +56,13 @@ if [ -z "${SKIP_OCSERV:-}" ] && [ "${RTT_SIDE_BY_SIDE:-1}" != 0 ]; then
   mkdir -p "$out/rtt"
   BENCH_DIR=$bench "$repo/scripts/bench/rtt-side-by-side.sh" "$out/rtt" > "$out/rtt/run.log" 2>&1 || echo "rtt-side-by-side.sh failed: see $out/rtt/run.log"
   sed 's/^/ping RTT side by side, /' "$out/rtt/rtt-compare.txt" 2>/dev/null | tee -a "$out/compare.txt" || true
+fi
+# Memory per session from the load generator (issue 13): the harness's "per session" figure above
+# divides a few clients' difference by their number, mostly the heap's growth; this holds
+# SCALE_SESSIONS sessions with DTLS on each gateway, under the same clients, and reads its
+# (at N - idle) / N and its idle CPU while holding.
+scale=${SCALE_SESSIONS:-1000}
+if [ -z "${SKIP_OCSERV:-}" ] && [ "$scale" != 0 ]; then
+  "$repo/scripts/bench/scale-pair.sh" "$scale" "$out/scale" | tee -a "$out/compare.txt" || echo "scale-pair.sh failed: see $out/scale"
 fi
 echo "results in $out"
