@@ -6,9 +6,12 @@
 # Knobs: BENCH_DIR (default ../shared/bench beside the repo), GW_RULES (give the bench group a
 # policy of that many access rules, e.g. 20; default: the starter rule), SKIP_OCSERV=1 (measure gw
 # only, e.g. to compare GW_RULES runs with compare.sh; no side-by-side RTT then), RTT_SIDE_BY_SIDE=0
-# (leave out the last phase: ping RTT with both gateways at once, rtt-side-by-side.sh, about 3
-# min), SCALE_SESSIONS (default 1000; 0 leaves out the phase after it: memory per session and idle
-# CPU from the load generator, sessions-at-scale.ts on each gateway in turn, about 4 min), GW_FLAGS
+# (leave out the phase after the harness's: ping RTT with both gateways at once, rtt-side-by-side.sh,
+# about 3 min), SCALE_SESSIONS (default 1000; 0 leaves out the phase after that: memory per session and idle
+# CPU from the load generator, sessions-at-scale.ts on each gateway in turn, about 4 min),
+# MULTI_CLIENTS (default 4; 0 leaves out the phase after it: that many clients moving data at once,
+# multi-client.sh, about 5 min), LOGIN_STORM (default 50; 0 leaves out the last phase: a live
+# session's RTT while that many logins run at once, login-storm.ts on gw's binary, without GW_FLAGS, about 1 min), GW_FLAGS
 # (more `gw serve` flags, e.g. --no-tun-offload; GW_NAME names that run's result) and the
 # harness's own (REPS, CONNECTS, IPERF_SECS, N_CLIENTS, ...; see its README).
 set -euo pipefail
@@ -64,5 +67,27 @@ fi
 scale=${SCALE_SESSIONS:-1000}
 if [ -z "${SKIP_OCSERV:-}" ] && [ "$scale" != 0 ]; then
   "$repo/scripts/bench/scale-pair.sh" "$scale" "$out/scale" | tee -a "$out/compare.txt" || echo "scale-pair.sh failed: see $out/scale"
+fi
+# Several clients moving data at once (issue 13: aggregate at least 1.0x ocserv, which spreads its
+# per-client processes over the cores): multi-client.sh's table, ocserv then gw, gw/ocserv.
+clients=${MULTI_CLIENTS:-4}
+if [ -z "${SKIP_OCSERV:-}" ] && [ "$clients" != 0 ]; then
+  mkdir -p "$out/multi"
+  if BENCH_DIR=$bench CLIENTS=$clients "$repo/scripts/bench/multi-client.sh" "$out/multi" > "$out/multi/run.log" 2>&1; then
+    tee -a "$out/compare.txt" < "$out/multi/multi-compare.txt"
+  else
+    echo "multi-client.sh failed: see $out/multi/run.log" | tee -a "$out/compare.txt"
+  fi
+fi
+# A login storm beside a live session (issue 13: no login storm stalls live sessions): gw alone,
+# LOGIN_STORM logins at once, twice, with one openconnect session's ping RTT before and during.
+storm=${LOGIN_STORM:-50}
+if [ "$storm" != 0 ]; then
+  mkdir -p "$out/storm"
+  if "$repo/node_modules/.bin/bun" "$repo/scripts/bench/login-storm.ts" --logins "$storm" --rounds 2 --variant binary > "$out/storm/run.log" 2>&1; then
+    grep -v '^login-storm: gw' "$out/storm/run.log" | sed 's/^/login storm, /' | tee -a "$out/compare.txt"
+  else
+    echo "login-storm.ts failed: see $out/storm/run.log" | tee -a "$out/compare.txt"
+  fi
 fi
 echo "results in $out"
