@@ -41,7 +41,7 @@ export async function openBunUdp(host: string, port: number): Promise<Result<Bun
 export async function bunUdpSocket(place: BunUdpPlace): Promise<BunUdpSocket> {
   let handler: Receive = () => {};
   let wait: MainWait | null = null;
-  /** Datagrams Bun's own loop delivered, and single sends through Bun's `send`. */
+  /** Datagrams Bun's own loop delivered, and single sends Bun's `send` took. */
   let receivedByRuntime = 0;
   let sentSingly = 0;
   const options: Bun.udp.SocketOptions<"uint8array"> = {
@@ -76,12 +76,14 @@ export async function bunUdpSocket(place: BunUdpPlace): Promise<BunUdpSocket> {
     gso: gso?.stats ?? null,
     receiveBuffer: libc === null ? -1 : raiseReceiveBuffer(libc, fd),
     send: (data, p, address) => {
-      sentSingly++;
+      let sent: boolean;
       try {
-        return socket.send(data, p, address);
+        sent = socket.send(data, p, address);
       } catch {
         return false;
       }
+      if (sent) sentSingly++;
+      return sent;
     },
     sendMany: gso === null ? plainSendMany : (batch) => gso.sendMany(batch),
     onDatagram: (h) => {

@@ -24,7 +24,7 @@ export function descriptorSocket(
 ): { socket: UdpSocket; deliver: Receive; isOpen: () => boolean } {
   let open = true;
   let handler: Receive = () => {};
-  /** For counters(): datagrams handed in by the reading side, single sends. */
+  /** For counters(): datagrams handed in by the reading side, single sends the kernel took. */
   let received = 0;
   let sentSingly = 0;
   const destinations = new SockaddrCache(family);
@@ -45,8 +45,9 @@ export function descriptorSocket(
   // A batch's datagrams that fall back to one sendto each count as the batch's (sent_fallback_datagrams), not as single sends.
   const batches = new GsoSender(fd, family, calls, (batch) => sendEach(sendTo, batch));
   const send = (data: Uint8Array, to: number, address: string): boolean => {
-    sentSingly++;
-    return sendTo(data, to, address);
+    const sent = sendTo(data, to, address);
+    if (sent) sentSingly++;
+    return sent;
   };
   const socket: UdpSocket = {
     port,

@@ -98,6 +98,9 @@ describe(`runtime adapters (${runtime.name})`, () => {
       expect(counted.sent_single).toBe(1);
     }
     server.close();
+    // A send the socket refuses (closed) is not counted as sent.
+    expect(server.send(new TextEncoder().encode("late"), client.port, [...addresses][0]!)).toBe(false);
+    if (counted) expect(server.counters!().sent_single).toBe(1);
     client.close();
   });
 
