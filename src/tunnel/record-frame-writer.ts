@@ -48,7 +48,13 @@ export class RecordFrameWriter implements FrameQueue {
     if (!this.accepts()) return false;
     const length = headerLength(dialect) + payload.length;
     const at = this.records.beginRecord(length);
-    if (at < 0) return this.send(encodePooledFrame(this.frames, dialect, type, payload));
+    if (at < 0) {
+      // No room to seal in place: the frame is encoded apart and written (already accepted above).
+      const frame = encodePooledFrame(this.frames, dialect, type, payload);
+      this.records.write(frame);
+      this.frames?.give(frame);
+      return true;
+    }
     encodeFrameInto(dialect, type, payload, this.records.recordBuffer, at);
     this.records.endRecord();
     return true;
