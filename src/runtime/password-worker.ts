@@ -1,4 +1,5 @@
 import { parentPort } from "node:worker_threads";
+import { BACKGROUND_NICE, lowerThisThread } from "./linux/thread-priority.ts";
 import { runPasswordJob, type PasswordAnswer, type PasswordJob } from "./password-job.ts";
 import { isArgon2Module, reuseWasmInstances } from "./wasm-instance-reuse.ts";
 
@@ -8,6 +9,8 @@ import { isArgon2Module, reuseWasmInstances } from "./wasm-instance-reuse.ts";
  * keeps one argon2 WebAssembly instance for all its jobs, zeroed after each (wasm-instance-reuse.ts).
  */
 const argon2 = reuseWasmInstances(isArgon2Module);
+// Hashing yields to the main thread, which carries the tunnels (thread-priority.ts).
+lowerThisThread(BACKGROUND_NICE);
 let previous: Promise<void> = Promise.resolve();
 parentPort!.on("message", (job: PasswordJob) => {
   previous = previous.then(() => answer(job));

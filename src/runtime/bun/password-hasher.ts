@@ -1,6 +1,7 @@
-import { availableParallelism } from "node:os";
+import { availableParallelism, platform } from "node:os";
 import { err, ok } from "../../errors.ts";
 import { verifiableArgon2idPhc } from "../argon2-phc.ts";
+import { BACKGROUND_NICE, lowerThreadsNamed } from "../linux/thread-priority.ts";
 import { limitInFlight } from "../in-flight-limit.ts";
 import { WAITING_PER_CORE, type PasswordHasher } from "../password-hasher.ts";
 
@@ -14,7 +15,9 @@ import { WAITING_PER_CORE, type PasswordHasher } from "../password-hasher.ts";
 const nativeHasher: PasswordHasher = {
   hash: async (password, cost) => {
     try {
-      return ok(await Bun.password.hash(password, { algorithm: "argon2id", memoryCost: cost.memoryKiB, timeCost: cost.passes }));
+      const hashed = Bun.password.hash(password, { algorithm: "argon2id", memoryCost: cost.memoryKiB, timeCost: cost.passes });
+      lowerPoolThreads();
+      return ok(await hashed);
     } catch (e) {
       return err("password_hash_failed", `argon2id refused m=${cost.memoryKiB} KiB, t=${cost.passes}: ${(e as Error).message}`);
     }
@@ -22,12 +25,21 @@ const nativeHasher: PasswordHasher = {
   verify: async (password, phc) => {
     if (!verifiableArgon2idPhc(phc)) return ok(false); // also keeps bcrypt and argon2i/d out, as on Deno
     try {
-      return ok(await Bun.password.verify(password, phc));
+      const verified = Bun.password.verify(password, phc);
+      lowerPoolThreads();
+      return ok(await verified);
     } catch {
       return ok(false); // a malformed stored hash never authenticates
     }
   },
 };
+
+/**
+ * Bun's pool threads hash at a lower priority than the main thread, which carries the tunnels:
+ * in a login storm every core hashes, and a packet must not wait for a hash's time slice
+ * (thread-priority.ts). Bun starts them with the first job, so each job looks for new ones.
+ */
+const lowerPoolThreads = platform() === "linux" ? lowerThreadsNamed("Bun Pool", BACKGROUND_NICE) : () => {};
 
 const cores = Math.max(1, availableParallelism());
 export const bunPasswordHasher: PasswordHasher = limitInFlight(nativeHasher, cores * (1 + WAITING_PER_CORE));
