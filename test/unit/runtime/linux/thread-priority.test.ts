@@ -89,8 +89,8 @@ function ownThreadNice(): { name: string; nice: number }[] {
   return threads;
 }
 
-describe.if(process.platform === "linux")("password hashing yields to the thread that carries the tunnels", () => {
-  test.if("Bun" in globalThis)("under Bun: Bun's pool threads hash at the background nice value, the main thread stays as it was", async () => {
+describe.skipIf(process.platform !== "linux")("password hashing yields to the thread that carries the tunnels", () => {
+  test.skipIf(!("Bun" in globalThis))("under Bun: Bun's pool threads hash at the background nice value, the main thread stays as it was", async () => {
     const before = ownThreadNice()[0]!.nice;
     expect((await bunPasswordHasher.hash("pw", { memoryKiB: 7168, passes: 5 })).ok).toBe(true);
     const threads = ownThreadNice();
