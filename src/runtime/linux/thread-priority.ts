@@ -5,7 +5,8 @@ import { platform, setPriority } from "node:os";
  * The nice value of threads whose work may wait: the password hash's. On a box whose cores are all
  * hashing during a login storm, the thread that carries the live sessions' packets would otherwise
  * wait its turn behind them for milliseconds; at nice 10 the scheduler runs it first when it wakes
- * (docs/benchmarks.md, "A login storm"). Raising a nice value needs no privilege.
+ * (docs/benchmarks.md, "A live session during a login storm"). Raising a nice value needs no
+ * privilege.
  */
 export const BACKGROUND_NICE = 10;
 
