@@ -19,6 +19,12 @@ export interface PasswordHasher {
   hash(password: string, cost: Argon2idCost): Promise<Result<string>>;
   /** False for a wrong password and for a malformed or abusive stored hash. */
   verify(password: string, phc: string): Promise<Result<boolean>>;
+  /**
+   * Starts the hashing threads now, where starting one later would hold the main thread (a
+   * server calls it before it serves; a CLI command that hashes once does not). The number
+   * started, or why not; absent where threads start at no cost (Bun's own pool).
+   */
+  prestart?(): Result<number>;
 }
 
 /**

@@ -21,7 +21,7 @@ const passwordWorkerUrl = () => workerUrl(import.meta.url, "./password-worker.ts
  * about 55 ms of CPU per hash there, so it runs in a pool of worker threads, one per core, never
  * on the main thread (where it stalled every live session for the length of a login).
  */
-export function createPortablePasswordHasher(options: PortableHasherOptions = {}): PasswordHasher & { close(): void } {
+export function createPortablePasswordHasher(options: PortableHasherOptions = {}): PasswordHasher & { prestart(): Result<number>; close(): void } {
   const size = Math.max(1, options.size ?? availableParallelism());
   const pool = new WorkerPool<PasswordJob, PasswordAnswer>({
     spawn: options.spawn ?? nodeWorkerSpawner(passwordWorkerUrl()),
@@ -40,6 +40,7 @@ export function createPortablePasswordHasher(options: PortableHasherOptions = {}
       if (!answer.ok) return answer;
       return "valid" in answer.value ? ok(answer.value.valid) : failed(answer.value);
     },
+    prestart: () => pool.prestart(),
     close: () => pool.close(),
   };
 }

@@ -152,6 +152,9 @@ export async function startGateway(config: GatewayConfig, deps: GatewayDeps): Pr
   if (!clientTrust.ok) return fail(clientTrust);
   const samlReady = await loadSaml(config);
   if (!samlReady.ok) return fail(samlReady);
+  // The password hashing threads start before the ports open: under Deno starting one holds the
+  // main thread 50 to 120 ms, a stall of every tunnel if it came with the first logins at once.
+  const hashingThreads = deps.hasher.prestart?.();
 
   // One descriptor per TLS connection: the open-file limit decides how many sessions fit.
   const files = deps.raiseOpenFileLimit();
@@ -513,6 +516,7 @@ export async function startGateway(config: GatewayConfig, deps: GatewayDeps): Pr
   if (forwarding6 && forwarding6.status !== "ok") deps.log(logLine`${forwarding6.detail}: ${forwarding6.fix}`);
   if (nat) deps.log(logLine`nat: masquerading ${formatCidr(poolCidr.value)} out of ${config.natInterface ?? `every interface but ${tunName}`} (nft table ip ${nat.table})`);
   if (!files.ok) deps.log(logLine`open files: ${files.error.message}: assuming a limit of 1024`);
+  if (hashingThreads && !hashingThreads.ok) deps.log(logLine`password hashing: ${hashingThreads.error.message}; each login tries again`);
   if (config.maxSessions !== undefined && config.maxSessions > sessionBudget) {
     deps.log(logLine`maxSessions ${config.maxSessions} needs a higher open-file limit than ${budget.limit}: see gw doctor`);
   }

@@ -7,11 +7,14 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { execFileSync, spawnSync } from "node:child_process";
 import { existsSync, mkdirSync, rmSync } from "node:fs";
+import { availableParallelism } from "node:os";
 import { join } from "node:path";
 import { gwArgv, gwCli, provision, repoRoot, startGw, tempDir, type RunningGw } from "../harness/gateway.ts";
+import { BACKGROUND_NICE } from "../../src/runtime/linux/thread-priority.ts";
 import { DTLS_UP_LINE, startOpenconnect, waitForScript } from "../harness/openconnect.ts";
 import { e2eAvailable } from "../harness/preconditions.ts";
 import { ProcessGroup } from "../harness/processes.ts";
+import { threadNiceValues } from "../harness/threads.ts";
 import { createTopology, type Topology } from "../harness/topology.ts";
 
 const MB = 1024 * 1024;
@@ -67,6 +70,16 @@ describe.skipIf(!e2eAvailable("deno"))("gw bundle under Deno", () => {
     await procs?.stopAll();
     topology?.destroy();
     if (work) rmSync(work, { recursive: true, force: true });
+  });
+
+  // First: a login would start a hashing thread anyway. Started later, each would hold the main
+  // thread (and every tunnel on it) 50 to 120 ms in the middle of the first logins at once.
+  test("the password hashing threads run before the first login, one a core, below the main thread's priority", async () => {
+    const pid = gw.process.child.pid!;
+    const hashing = () => threadNiceValues(pid).filter((t) => t.nice === BACKGROUND_NICE).length;
+    for (let i = 0; i < 60 && hashing() < availableParallelism(); i++) await new Promise((r) => setTimeout(r, 50));
+    expect(hashing()).toBe(availableParallelism());
+    expect(threadNiceValues(pid)[0]!.nice).toBeLessThan(BACKGROUND_NICE);
   });
 
   test("the CLI adds a user through the running server, and the API answers with the admin token", () => {

@@ -82,6 +82,54 @@ describe("WorkerPool", () => {
     if (!r.ok) expect(r.error.message).toContain("no such file");
   });
 
+  test("prestart starts the workers up to size, idle and not holding the process; jobs then take them and none is started again", async () => {
+    const { workers, spawn } = fakeWorkers<number, number>();
+    const pool = new WorkerPool({ spawn, size: 2, maxWaiting: 5, name: "test" });
+    expect(pool.prestart()).toEqual(ok(2));
+    expect(workers.map((w) => w.held)).toEqual([false, false]);
+    expect([pool.running, pool.queued]).toEqual([0, 0]);
+    expect(pool.prestart()).toEqual(ok(0));
+    const jobs = [1, 2, 3].map((n) => pool.run(n));
+    expect(workers.length).toBe(2);
+    expect(workers.map((w) => w.jobs.length).sort()).toEqual([1, 1]);
+    expect(pool.queued).toBe(1);
+    for (const w of workers) w.events.answer(w.jobs[0]!);
+    const third = workers.find((w) => w.jobs.length === 2)!;
+    third.events.answer(3);
+    expect(await Promise.all(jobs)).toEqual([ok(1), ok(2), ok(3)]);
+  });
+
+  test("prestart after a worker died starts its replacement; on a closed pool it starts none", () => {
+    const { workers, spawn } = fakeWorkers<number, number>();
+    const pool = new WorkerPool({ spawn, size: 2, maxWaiting: 5, name: "test" });
+    pool.prestart();
+    workers[0]!.events.fail("killed");
+    expect(workers[0]!.terminated).toBe(true);
+    expect(pool.prestart()).toEqual(ok(1));
+    expect(workers.length).toBe(3);
+    pool.close();
+    expect(pool.prestart()).toEqual(ok(0));
+    expect(workers.length).toBe(3);
+  });
+
+  test("prestart says, as a value, why a worker could not start; the next job tries again", async () => {
+    let attempts = 0;
+    const pool = new WorkerPool<number, number>({
+      spawn: () => {
+        attempts++;
+        throw new Error("no such file");
+      },
+      size: 2,
+      maxWaiting: 1,
+      name: "password hashing",
+    });
+    const r = pool.prestart();
+    expect(r.ok).toBe(false);
+    if (!r.ok) expect([r.error.code, r.error.message]).toEqual(["worker_failed", "cannot start a password hashing worker: no such file"]);
+    expect((await pool.run(1)).ok).toBe(false);
+    expect(attempts).toBe(2);
+  });
+
   test("close ends the workers and fails what was running or waiting", async () => {
     const { workers, spawn } = fakeWorkers<number, number>();
     const pool = new WorkerPool({ spawn, size: 1, maxWaiting: 5, name: "test" });

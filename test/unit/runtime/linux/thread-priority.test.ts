@@ -1,8 +1,8 @@
 import { describe, expect, test } from "bun:test";
-import { readdirSync, readFileSync } from "node:fs";
 import { bunPasswordHasher } from "../../../../src/runtime/bun/password-hasher.ts";
 import { BACKGROUND_NICE, lowerThreadsNamed, type ThreadTable } from "../../../../src/runtime/linux/thread-priority.ts";
 import { createPortablePasswordHasher } from "../../../../src/runtime/portable-password-hasher.ts";
+import { threadNiceValues as ownThreadNice } from "../../../harness/threads.ts";
 
 /** A thread table in memory: names by id, the nice values set, and how often each name was read. */
 function fakeThreads(names: Record<number, string>) {
@@ -73,22 +73,6 @@ describe("lowering a runtime's pool threads", () => {
   });
 });
 
-/** This process's threads: name and nice value (from /proc; a thread that ends meanwhile is left out). */
-function ownThreadNice(): { name: string; nice: number }[] {
-  const threads: { name: string; nice: number }[] = [];
-  for (const tid of readdirSync("/proc/self/task")) {
-    try {
-      const name = readFileSync(`/proc/self/task/${tid}/comm`, "utf8").trimEnd();
-      // The fields after the name in parentheses: nice is the 19th of stat, the 17th after it.
-      const stat = readFileSync(`/proc/self/task/${tid}/stat`, "utf8");
-      threads.push({ name, nice: Number(stat.slice(stat.lastIndexOf(") ") + 2).split(" ")[16]) });
-    } catch {
-      // gone
-    }
-  }
-  return threads;
-}
-
 describe.skipIf(process.platform !== "linux")("password hashing yields to the thread that carries the tunnels", () => {
   test.skipIf(!("Bun" in globalThis))("under Bun: Bun's pool threads hash at the background nice value, the main thread stays as it was", async () => {
     const before = ownThreadNice()[0]!.nice;
@@ -109,6 +93,24 @@ describe.skipIf(process.platform !== "linux")("password hashing yields to the th
       const lowered = ownThreadNice().filter((t) => t.nice === BACKGROUND_NICE && !t.name.startsWith("Bun Pool"));
       expect(lowered.length).toBeGreaterThan(niceBefore);
       expect(ownThreadNice()[0]!.nice).toBe(before);
+    } finally {
+      hasher.close();
+    }
+  });
+
+  test("the portable hasher's prestart has its threads running, lowered, before the first job, which starts no other", async () => {
+    // Threads that were here before (a previous test's workers may still be ending) do not count.
+    const earlier = new Set(ownThreadNice().map((t) => t.tid));
+    const lowered = () => ownThreadNice().filter((t) => t.nice === BACKGROUND_NICE && !earlier.has(t.tid)).length;
+    const hasher = createPortablePasswordHasher({ size: 2 });
+    try {
+      expect(hasher.prestart()).toEqual({ ok: true, value: 2 });
+      // Each worker lowers itself as its module starts, a moment after the spawn returns.
+      for (let i = 0; i < 150 && lowered() < 2; i++) await new Promise((r) => setTimeout(r, 20));
+      expect(lowered()).toBe(2);
+      const hashes = await Promise.all([1, 2, 3].map(() => hasher.hash("pw", { memoryKiB: 7168, passes: 1 })));
+      expect(hashes.every((h) => h.ok)).toBe(true);
+      expect(lowered()).toBe(2);
     } finally {
       hasher.close();
     }
