@@ -40,9 +40,9 @@ interface Slot<Job, Answer> {
 
 /**
  * Jobs spread over up to `size` worker threads, started on first need (or all at once by
- * `prestart`) and kept (unref'd) while idle. A bounded queue in front: a storm waits up to `maxWaiting` deep, beyond that each job is
- * refused at once, so memory does not grow with the storm. A failed worker fails its job as a
- * value and is replaced.
+ * `prestart`) and kept (unref'd) while idle. A bounded queue in front: a storm waits up to
+ * `maxWaiting` deep, beyond that each job is refused at once, so memory does not grow with the
+ * storm. A failed worker fails its job as a value and is replaced.
  */
 export class WorkerPool<Job, Answer> {
   private readonly slots: Slot<Job, Answer>[] = [];
