@@ -12,6 +12,10 @@
  *   hand-off a reader thread in front of gw's main thread would add;
  * - main: the main thread in an epoll_wait of its own, one wait per turn of Bun's loop
  *   (wake/echo-main.ts): the thread server's calls plus what a turn of the loop costs;
+ * - micro: the same, one wait per microtask instead (the loop never turns again, the microtask
+ *   queue does): what chaining a wait's turns without the loop would cost;
+ * - block: the main thread blocking in its own epoll_wait for good, as the thread server does:
+ *   whether the main thread itself costs more than a Worker's;
  * - gw: gw's own UDP socket (src/runtime/bun/udp-socket.ts, with its main-thread wait), answering
  *   through its sendMany as a DTLS reply leaves: what gw's receive and send paths add to that.
  * Each server first answers FLOOD echoes back to back and WARM_UP paced ones (JavaScriptCore's
@@ -20,18 +24,28 @@
  * the serving threads' CPU per datagram, from the kernel's schedstat for each thread. A
  * diagnosis, not a goal's figure.
  *   ./node_modules/.bin/bun scripts/bench/wake-cost.ts [pings=400] [rounds=2]
+ * WAKE_SERVERS=thread,block,... runs only those, in that order.
  */
 import { spawn, type ChildProcess } from "node:child_process";
 import { createInterface } from "node:readline";
 import { ptr } from "bun:ffi";
 import { openEchoLibc, SOCKADDR_IN_BYTES } from "./wake/echo-socket.ts";
 import { FREE, HANDED, LENGTH, relayShared, relayView, STATE } from "./wake/relay-slot.ts";
-import { serveOnMainThread } from "./wake/echo-main.ts";
+import { serveBlockingOnMainThread, serveMicrotaskOnMainThread, serveOnMainThread } from "./wake/echo-main.ts";
 import { openBunUdp } from "../../src/runtime/bun/udp-socket.ts";
 import { threadCpuNs } from "./load/gateway-stats.ts";
 
-export type Server = "loop" | "thread" | "relay" | "main" | "gw";
-const SERVERS: readonly Server[] = ["loop", "thread", "relay", "main", "gw"];
+export type Server = "loop" | "thread" | "relay" | "main" | "block" | "micro" | "gw";
+const ALL_SERVERS: readonly Server[] = ["loop", "thread", "relay", "main", "micro", "block", "gw"];
+const SERVERS = serversToRun(process.env.WAKE_SERVERS);
+
+function serversToRun(names: string | undefined): readonly Server[] {
+  if (!names) return ALL_SERVERS;
+  const asked = names.split(",");
+  const unknown = asked.filter((name) => !ALL_SERVERS.includes(name as Server));
+  if (unknown.length > 0) throw new Error(`wake-cost: WAKE_SERVERS names ${unknown.join(", ")}; known: ${ALL_SERVERS.join(", ")}`);
+  return asked as Server[];
+}
 const INTERVAL_MS = 10;
 const WARM_UP = 100;
 /**
@@ -51,6 +65,8 @@ async function serve(kind: Server): Promise<void> {
   }
   if (kind === "relay") return serveRelay();
   if (kind === "main") return serveOnMainThread();
+  if (kind === "block") return serveBlockingOnMainThread();
+  if (kind === "micro") return serveMicrotaskOnMainThread();
   if (kind === "gw") return serveThroughGw();
   const worker = new Worker(new URL("./wake/echo-thread.ts", import.meta.url).href);
   worker.onmessage = (event: MessageEvent<{ port: number; tids: number[] }>) => console.log(`${event.data.port} ${event.data.tids.join(" ")}`);
