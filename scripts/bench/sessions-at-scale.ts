@@ -7,7 +7,7 @@
  * Root; `npm run build` first.
  *   bun scripts/bench/sessions-at-scale.ts [--sessions 1000] [--dtls psk|legacy|none] [--hold 60]
  *     [--processes 4] [--churn SECONDS] [--variant binary|sources] [--workers N] [--gw-log FILE]
- *     [--gw-settings JSON] [--ticks spread|together] [--gateway gw|ocserv]
+ *     [--gw-settings JSON] [--ticks spread|together] [--gateway gw|ocserv] [--ping-interval 60]
  * One gw process holds at most 18,880 sessions under an open-file limit of 20,000 (one TCP
  * descriptor each, descriptor-budget.ts); --workers 2 gives each worker process its own limit.
  * `--gateway ocserv` measures Debian's ocserv the same way instead (apt-get install ocserv): the
@@ -44,6 +44,9 @@ const { values } = parseArgs({
     "gw-settings": { type: "string", default: "{}" },
     // spread: each session checks its timers at its own moment of the second; together: each load process's all at once (tick-slots.ts).
     ticks: { type: "string", default: "spread" },
+    // Seconds between each session's ICMP echoes through its tunnel (the first goes at once): the
+    // little traffic beside DPD and keepalive; 3600 leaves a hold of minutes to those two alone.
+    "ping-interval": { type: "string", default: "60" },
     // gw (dist/gw or the sources) or ocserv (Debian's, the reference).
     gateway: { type: "string", default: "gw" },
   },
@@ -154,6 +157,7 @@ try {
     "--hold", String(values.hold),
     "--churn", String(values.churn),
     "--ticks", String(values.ticks),
+    "--ping-interval", String(values["ping-interval"]),
     "--gw-pid", String(pid),
     "--gw-gc", isOcserv ? "none" : "sigusr2",
   ];
