@@ -56,6 +56,12 @@ if (values.gateway !== "gw" && values.gateway !== "ocserv") {
   process.exit(2);
 }
 const isOcserv = values.gateway === "ocserv";
+// The runner's own schema holds the same bound; said here before any namespace or gateway starts.
+const pingInterval = Number(values["ping-interval"]);
+if (!Number.isInteger(pingInterval) || pingInterval < 1 || pingInterval > 3600) {
+  console.error(`sessions-at-scale: --ping-interval ${values["ping-interval"]}: whole seconds from 1 to 3600`);
+  process.exit(2);
+}
 if (isOcserv && (Number(values.workers) !== 1 || values.variant !== undefined)) {
   console.error("sessions-at-scale: --workers and --variant are gw's; ocserv runs a process a session");
   process.exit(2);
@@ -157,7 +163,7 @@ try {
     "--hold", String(values.hold),
     "--churn", String(values.churn),
     "--ticks", String(values.ticks),
-    "--ping-interval", String(values["ping-interval"]),
+    "--ping-interval", String(pingInterval),
     "--gw-pid", String(pid),
     "--gw-gc", isOcserv ? "none" : "sigusr2",
   ];
