@@ -25,6 +25,7 @@ import { SETTINGS } from "../../src/config/settings-table.ts";
 import { validationError } from "../../src/control/zod-errors.ts";
 import { gwCli, provision, repoRoot, startGw, tempDir, type GwVariant } from "../../test/harness/gateway.ts";
 import { startOcserv } from "./load/ocserv-gateway.ts";
+import { parseRunOptions } from "./load/run-options.ts";
 import { measureWakeCost } from "./wake-cost.ts";
 import { ProcessGroup } from "../../test/harness/processes.ts";
 import { createTopology } from "../../test/harness/topology.ts";
@@ -56,10 +57,13 @@ if (values.gateway !== "gw" && values.gateway !== "ocserv") {
   process.exit(2);
 }
 const isOcserv = values.gateway === "ocserv";
-// The runner's own schema holds the same bound; said here before any namespace or gateway starts.
-const pingInterval = Number(values["ping-interval"]);
-if (!Number.isInteger(pingInterval) || pingInterval < 1 || pingInterval > 3600) {
-  console.error(`sessions-at-scale: --ping-interval ${values["ping-interval"]}: whole seconds from 1 to 3600`);
+/** The options passed on to the load generator (run.ts), as its command line has them. */
+const runnerOptions = ["sessions", "processes", "dtls", "users", "hold", "churn", "ticks", "ping-interval"] as const;
+const passedOn = runnerOptions.flatMap((name) => [`--${name}`, String(values[name])]);
+// Checked by the runner's own parser before any namespace or gateway starts (the URL is a stand-in).
+const checked = parseRunOptions(["--url", "https://192.0.2.1/", ...passedOn], { LOAD_PASSWORD: "checked" });
+if (!checked.ok) {
+  console.error(`sessions-at-scale: ${checked.error.message.split("\n")[0]}`);
   process.exit(2);
 }
 if (isOcserv && (Number(values.workers) !== 1 || values.variant !== undefined)) {
@@ -154,16 +158,9 @@ try {
     process.execPath,
     join(repoRoot, "scripts/bench/load/run.ts"),
     "--url", `https://${topology.gatewayOutside}/`,
-    "--sessions", String(sessions),
-    "--processes", String(values.processes),
+    ...passedOn,
     "--sources", `${sources[0]}-${sources.at(-1)}`,
-    "--dtls", String(values.dtls),
     "--user-prefix", "load",
-    "--users", String(users),
-    "--hold", String(values.hold),
-    "--churn", String(values.churn),
-    "--ticks", String(values.ticks),
-    "--ping-interval", String(pingInterval),
     "--gw-pid", String(pid),
     "--gw-gc", isOcserv ? "none" : "sigusr2",
   ];
