@@ -43,7 +43,11 @@ function serversToRun(names: string | undefined): readonly Server[] {
   if (!names) return ALL_SERVERS;
   const asked = names.split(",");
   const unknown = asked.filter((name) => !ALL_SERVERS.includes(name as Server));
-  if (unknown.length > 0) throw new Error(`wake-cost: WAKE_SERVERS names ${unknown.join(", ")}; known: ${ALL_SERVERS.join(", ")}`);
+  if (unknown.length > 0) {
+    // Refused before any server starts, in one line (this module is loaded by sessions-at-scale.ts too).
+    console.error(`wake-cost: WAKE_SERVERS names ${unknown.join(", ")}, which no server is called; known: ${ALL_SERVERS.join(", ")}`);
+    process.exit(2);
+  }
   return asked as Server[];
 }
 const INTERVAL_MS = 10;
