@@ -45,7 +45,7 @@ function serversToRun(names: string | undefined): readonly Server[] {
   const unknown = asked.filter((name) => !ALL_SERVERS.includes(name as Server));
   if (unknown.length > 0) {
     // Refused before any server starts, in one line (this module is loaded by sessions-at-scale.ts too).
-    console.error(`wake-cost: WAKE_SERVERS names ${unknown.join(", ")}, which no server is called; known: ${ALL_SERVERS.join(", ")}`);
+    console.error(`wake-cost: WAKE_SERVERS: no server is called ${unknown.join(" or ")}; the servers are ${ALL_SERVERS.join(", ")}`);
     process.exit(2);
   }
   return asked as Server[];
