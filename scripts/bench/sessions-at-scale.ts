@@ -70,8 +70,8 @@ if (isOcserv && (Number(values.workers) !== 1 || values.variant !== undefined)) 
   console.error("sessions-at-scale: --workers and --variant are gw's; ocserv runs a process a session");
   process.exit(2);
 }
-const sessions = Number(values.sessions);
-const users = Number(values.users);
+// As the runner reads them (its parser above), not parsed a second time here.
+const { sessions, users } = checked.value;
 const variant = (values.variant ?? (existsSync(join(repoRoot, "dist/gw")) ? "binary" : "sources")) as GwVariant;
 const password = "load-pass-1";
 // 20 sessions per source address: well under the gateway's 32 connections not yet a tunnel per address.
