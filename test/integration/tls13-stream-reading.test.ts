@@ -130,6 +130,20 @@ describe("the gateway reading a tunnel's TLS 1.3 records itself (Bun)", () => {
     expect(sha(entry.received)).toBe(sha(sent));
   });
 
+  test("more taken tunnels ready at once than one look reports (80 against 64): each one's bytes arrive", async () => {
+    const clients: tls.TLSSocket[] = [];
+    const entries: Served[] = [];
+    for (let i = 0; i < 80; i++) entries.push(await tunnel(0, async (client) => void clients.push(client)));
+    expect(entries.every((e) => e.taken)).toBe(true);
+    clients.forEach((client, i) => client.write(`record of tunnel ${i}`));
+    const deadline = Date.now() + 5000;
+    const arrived = () => entries.filter((e, i) => Buffer.concat(e.received).toString() === `record of tunnel ${i}`).length;
+    while (arrived() < 80 && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 10));
+    expect(arrived()).toBe(80);
+    for (const client of clients) client.end();
+    for (const entry of entries) expect(await entry.closed.promise).toBe("connection closed");
+  });
+
   test("after requests on the same connection (records the library read) the count is found, and reading goes on", async () => {
     const sent: Buffer[] = [];
     const entry = await tunnel(9, sendAllThenEnd(Array.from({ length: 50 }, (_, i) => Buffer.from(`frame ${i} `.repeat(30))), sent));
