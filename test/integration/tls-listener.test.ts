@@ -3,7 +3,6 @@ import { connect as connectTcp, type AddressInfo } from "node:net";
 import * as tls from "node:tls";
 import { ConnectionAdmission } from "../../src/front/connection-admission.ts";
 import { FrontCounters } from "../../src/front/front-counters.ts";
-import type { Server } from "node:tls";
 import { listenTls, tlsContextOptions } from "../../src/front/tls-listener.ts";
 import { createSelfSignedCertificate } from "../../src/pki/self-signed.ts";
 
@@ -14,7 +13,7 @@ import { createSelfSignedCertificate } from "../../src/pki/self-signed.ts";
 const first = createSelfSignedCertificate({ commonName: "first.gw.test", ipAddresses: ["127.0.0.1"] });
 const second = createSelfSignedCertificate({ commonName: "second.gw.test", ipAddresses: ["127.0.0.1"] });
 
-let listener: Server | undefined;
+let listener: tls.Server | undefined;
 afterEach(() => {
   listener?.close();
   listener = undefined;
