@@ -6,7 +6,7 @@ import { join } from "node:path";
  * (`deno run -A dist/gw.mjs`). Each runtime's TUN reader worker is its own entry
  * (dist/tun-worker-bun.mjs, dist/tun-worker-deno.mjs; see src/runtime/linux/worker-url.ts), as is Deno's
  * reader of a worker process's UDP socket (dist/udp-worker-deno.mjs), and so is
- * the portable password hasher's (dist/password-worker.mjs, used under Deno).
+ * the portable password hasher's (dist/password-worker.mjs: every hash under Deno, the warm thread under Bun).
  * Code splitting keeps each runtime's adapters in a chunk of its own, loaded only on that
  * runtime: bun:ffi must never be linked under Deno. Chunks sit next to gw.mjs, so copy dist/ whole.
  */

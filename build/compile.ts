@@ -2,8 +2,9 @@ import { join } from "node:path";
 
 /**
  * `bun build --compile` of dist/<outfile>: Bun's runtime + bundled sources + the TUN reader
- * Worker. The Worker is a second entry point; "[name].[ext]" keeps it at the root of the
- * embedded file system, where `new URL("./tun-worker.ts", import.meta.url)` finds it.
+ * Worker and the warm password-hashing Worker. Each Worker is an entry point of its own;
+ * "[name].[ext]" keeps it at the root of the embedded file system, where
+ * `new URL("./tun-worker.ts", import.meta.url)` finds it (src/runtime/linux/worker-url.ts).
  * `cross` builds for another platform with that platform's Bun executable (no download).
  */
 export function compile(root: string, outfile: string, cross?: { target: string; executable: string }): void {
@@ -18,6 +19,7 @@ export function compile(root: string, outfile: string, cross?: { target: string;
       "[name].[ext]",
       join(root, "src/main.ts"),
       join(root, "src/runtime/bun/tun-worker.ts"),
+      join(root, "src/runtime/password-worker.ts"),
       "--outfile",
       join(root, "dist", outfile),
     ],

@@ -17,9 +17,11 @@ export interface PortableHasherOptions {
 const passwordWorkerUrl = () => workerUrl(import.meta.url, "./password-worker.ts", "./password-worker.mjs");
 
 /**
- * argon2id in WebAssembly (hash-wasm, password-job.ts) for runtimes without a native one (Deno):
- * about 55 ms of CPU per hash there, so it runs in a pool of worker threads, one per core, never
- * on the main thread (where it stalled every live session for the length of a login).
+ * argon2id in WebAssembly (hash-wasm, password-job.ts): every hash under Deno, which has no native
+ * one, and under Bun the warm thread in front of Bun.password (warm-first-hasher.ts), whose
+ * instance keeps its memory between hashes. About 35 to 55 ms of CPU per hash, so it runs in a
+ * pool of worker threads (one per core by default), never on the main thread (where it stalled
+ * every live session for the length of a login).
  */
 export function createPortablePasswordHasher(options: PortableHasherOptions = {}): PasswordHasher & { prestart(): Result<number>; close(): void } {
   const size = Math.max(1, options.size ?? availableParallelism());

@@ -4,6 +4,8 @@ import { verifiableArgon2idPhc } from "../argon2-phc.ts";
 import { BACKGROUND_NICE, lowerThreadsNamed } from "../linux/thread-priority.ts";
 import { limitInFlight } from "../in-flight-limit.ts";
 import { WAITING_PER_CORE, type PasswordHasher } from "../password-hasher.ts";
+import { createPortablePasswordHasher } from "../portable-password-hasher.ts";
+import { warmFirst, type WarmHasher } from "../warm-first-hasher.ts";
 
 /**
  * Bun's native argon2id. Bun.password's async calls already run on Bun's own thread pool, one
@@ -43,3 +45,11 @@ const lowerPoolThreads = platform() === "linux" ? lowerThreadsNamed("Bun Pool", 
 
 const cores = Math.max(1, availableParallelism());
 export const bunPasswordHasher: PasswordHasher = limitInFlight(nativeHasher, cores * (1 + WAITING_PER_CORE));
+
+/**
+ * gw's hasher under Bun: one WebAssembly thread whose memory stays (the portable hasher) takes
+ * each hash it is free for, Bun.password's pool the rest (warm-first-hasher.ts says why).
+ */
+export function createBunPasswordHasher(): WarmHasher {
+  return warmFirst(createPortablePasswordHasher({ size: 1 }), bunPasswordHasher);
+}

@@ -3,7 +3,7 @@ import { bunFileLocks } from "./file-lock.ts";
 import { bunMemoryProbe } from "./memory-probe.ts";
 import { serveHttps } from "./https-server.ts";
 import { raiseOpenFileLimit } from "./open-file-limit.ts";
-import { bunPasswordHasher } from "./password-hasher.ts";
+import { createBunPasswordHasher } from "./password-hasher.ts";
 import { adoptTun, openTun } from "./tun-device.ts";
 import { adoptUdp } from "./udp-adopt.ts";
 import { openUdp } from "./udp-socket.ts";
@@ -20,7 +20,7 @@ export const bunRuntime: Runtime = {
   adoptTun,
   adoptUdp,
   serveHttps,
-  passwordHasher: bunPasswordHasher,
+  passwordHasher: createBunPasswordHasher(),
   raiseOpenFileLimit,
   fileLocks: bunFileLocks,
   memory: bunMemoryProbe,

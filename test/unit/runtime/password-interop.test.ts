@@ -1,6 +1,6 @@
 import { afterAll, describe, expect, test } from "bun:test";
 import { ok, unwrap } from "../../../src/errors.ts";
-import { bunPasswordHasher } from "../../../src/runtime/bun/password-hasher.ts";
+import { bunPasswordHasher, createBunPasswordHasher } from "../../../src/runtime/bun/password-hasher.ts";
 import { parseArgon2idPhc } from "../../../src/runtime/argon2-phc.ts";
 import { DEFAULT_HASH_COST } from "../../../src/runtime/password-hasher.ts";
 import { createPortablePasswordHasher } from "../../../src/runtime/portable-password-hasher.ts";
@@ -17,7 +17,12 @@ const MADE_BY_PORTABLE = {
 const onBun = "Bun" in globalThis;
 /** The portable hasher with its real worker threads (src/runtime/password-worker.ts). */
 const portable = createPortablePasswordHasher({ size: 2 });
-afterAll(() => portable.close());
+/** gw's hasher under Bun: its warm WebAssembly thread first, Bun.password for the rest. */
+const gateway = createBunPasswordHasher();
+afterAll(() => {
+  portable.close();
+  gateway.close();
+});
 
 describe("argon2id hashes move between runtimes", () => {
   test("the portable hasher verifies a hash Bun.password made, and rejects a wrong password", async () => {
@@ -47,6 +52,21 @@ describe("argon2id hashes move between runtimes", () => {
     expect(parseArgon2idPhc(fromBun)).toMatchObject({ memoryKiB: 12288, passes: 3, lanes: 1 });
     expect(await bunPasswordHasher.verify("other pass", fromPortable)).toEqual(ok(true));
     expect(await portable.verify("other pass", fromBun)).toEqual(ok(true));
+  });
+
+  test.skipIf(!onBun)("gw's hasher under Bun verifies both kinds, alone (its warm thread) and several at once (Bun.password too)", async () => {
+    expect(await gateway.verify(MADE_BY_PORTABLE.password, MADE_BY_PORTABLE.phc)).toEqual(ok(true));
+    const atOnce = await Promise.all([
+      gateway.verify(MADE_BY_BUN.password, MADE_BY_BUN.phc),
+      gateway.verify(MADE_BY_PORTABLE.password, MADE_BY_PORTABLE.phc),
+      gateway.verify("Tr0ub4dor&4", MADE_BY_PORTABLE.phc),
+      gateway.verify(MADE_BY_BUN.password, MADE_BY_BUN.phc),
+    ]);
+    expect(atOnce).toEqual([ok(true), ok(true), ok(false), ok(true)]);
+    const phc = unwrap(await gateway.hash("made by gw", DEFAULT_HASH_COST));
+    expect(parseArgon2idPhc(phc)).toMatchObject({ memoryKiB: 19456, passes: 2, lanes: 1 });
+    expect(await bunPasswordHasher.verify("made by gw", phc)).toEqual(ok(true));
+    expect(await portable.verify("made by gw", phc)).toEqual(ok(true));
   });
 
   test("malformed or abusive stored hashes never verify", async () => {
