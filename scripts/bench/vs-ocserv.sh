@@ -42,7 +42,7 @@ in_gw=$( { grep -o 'login ok .* password_check_ms=[0-9.]*' "$work_dir/gw.log" 2>
 jq -rn --argjson h "$hash" --argjson gh "$in_gw" --slurpfile g "$out/$name.json" --argjson o "$([ -n "${SKIP_OCSERV:-}" ] && echo null || cat "$out/ocserv.json")" '
     ($g[0].connect_ms.median) as $gc | ($o.connect_ms.median // null) as $oc
     | def r1: . * 10 | round / 10; def r2: . * 100 | round / 100;
-    "password hash (argon2id m=\($h.memoryKiB) KiB, t=\($h.passes)), one verification in a separate process: \($h.ms) ms back to back, \($h.afterIdleMs) ms after a second of idle (as a connect meets it); page faults per verification \($h.faults) and \($h.afterIdleFaults)",
+    "password hash (argon2id m=\($h.memoryKiB) KiB, t=\($h.passes)), one verification in a separate process with gw'"'"'s hasher: \($h.ms) ms back to back, \($h.afterIdleMs) ms after a second of idle (as a connect meets it), page faults per verification \($h.faults) and \($h.afterIdleFaults); with Bun.password alone \($h.nativeMs) and \($h.nativeAfterIdleMs) ms (\($h.nativeAfterIdleFaults) faults after idle)",
       "password check in gw during the connects (median of its own password_check_ms): \(if $gh then "\($gh | r1) ms" else "not found in its log" end)",
       "connect, start to first ping: gw \($gc) ms, minus the hash \(($gc - $h.ms) | r1) ms (back to back) or \(($gc - $h.afterIdleMs) | r1) ms (after idle)"
         + (if $gh then " or \(($gc - $gh) | r1) ms (gw'"'"'s own check)" else "" end)
