@@ -28,7 +28,7 @@ function warmOf(inner: PasswordHasher) {
 const settle = () => new Promise((r) => setTimeout(r, 0));
 
 describe("warmFirst (the warm WebAssembly thread in front of Bun.password)", () => {
-  test("a lone hash goes to the warm hasher; while it has one in flight the next ones go to the rest; then the warm one again", async () => {
+  test("a lone hash goes to the warm hasher; while any hash is in flight the next ones go to the rest; once none is, the warm one again", async () => {
     const warm = heldHasher("warm");
     const rest = heldHasher("rest");
     const hasher = warmFirst(warmOf(warm.hasher).warm, rest.hasher);
@@ -39,15 +39,21 @@ describe("warmFirst (the warm WebAssembly thread in front of Bun.password)", () 
     expect(warm.calls).toEqual(["first"]);
     expect(rest.calls).toEqual(["second", "third"]);
 
+    // The warm thread is free again, but the rest still has two: a storm stays with the rest.
     warm.answerNext(ok(true));
     expect(await first).toEqual(ok(true));
     const fourth = hasher.verify("fourth", "phc");
-    expect(warm.calls).toEqual(["first", "fourth"]);
+    expect(rest.calls).toEqual(["second", "third", "fourth"]);
 
     rest.answerNext(ok(false));
     rest.answerNext(ok("$argon2id$made-by-rest"));
-    warm.answerNext(ok(true));
+    rest.answerNext(ok(true));
     expect([await second, await third, await fourth]).toEqual([ok(false), ok("$argon2id$made-by-rest"), ok(true)]);
+
+    const fifth = hasher.verify("fifth", "phc");
+    expect(warm.calls).toEqual(["first", "fifth"]);
+    warm.answerNext(ok(true));
+    expect(await fifth).toEqual(ok(true));
   });
 
   test("a wrong password is the warm hasher's answer: it is not checked a second time", async () => {
