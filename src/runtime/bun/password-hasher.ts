@@ -47,8 +47,8 @@ const cores = Math.max(1, availableParallelism());
 export const bunPasswordHasher: PasswordHasher = limitInFlight(nativeHasher, cores * (1 + WAITING_PER_CORE));
 
 /**
- * gw's hasher under Bun: one WebAssembly thread whose memory stays (the portable hasher) takes
- * each hash it is free for, Bun.password's pool the rest (warm-first-hasher.ts says why).
+ * gw's hasher under Bun: one WebAssembly thread whose memory stays (the portable hasher) takes a
+ * hash when no other is in flight, Bun.password's pool the rest (warm-first-hasher.ts says why).
  */
 export function createBunPasswordHasher(): WarmHasher {
   return warmFirst(createPortablePasswordHasher({ size: 1 }), bunPasswordHasher);
