@@ -24,14 +24,19 @@ function warmOf(inner: PasswordHasher) {
   return { warm, life };
 }
 
+/** warmFirst over two held hashers. */
+function heldPair() {
+  const warm = heldHasher("warm");
+  const rest = heldHasher("rest");
+  return { warm, rest, hasher: warmFirst(warmOf(warm.hasher).warm, rest.hasher) };
+}
+
 /** Lets the hasher's awaits run. */
 const settle = () => new Promise((r) => setTimeout(r, 0));
 
 describe("warmFirst (the warm WebAssembly thread in front of Bun.password)", () => {
   test("a lone hash goes to the warm hasher; while any hash is in flight the next ones go to the rest; once none is, the warm one again", async () => {
-    const warm = heldHasher("warm");
-    const rest = heldHasher("rest");
-    const hasher = warmFirst(warmOf(warm.hasher).warm, rest.hasher);
+    const { warm, rest, hasher } = heldPair();
 
     const first = hasher.verify("first", "phc");
     const second = hasher.verify("second", "phc");
@@ -57,9 +62,7 @@ describe("warmFirst (the warm WebAssembly thread in front of Bun.password)", () 
   });
 
   test("a wrong password is the warm hasher's answer: it is not checked a second time", async () => {
-    const warm = heldHasher("warm");
-    const rest = heldHasher("rest");
-    const hasher = warmFirst(warmOf(warm.hasher).warm, rest.hasher);
+    const { warm, rest, hasher } = heldPair();
     const answer = hasher.verify("wrong", "phc");
     warm.answerNext(ok(false));
     expect(await answer).toEqual(ok(false));
@@ -67,9 +70,7 @@ describe("warmFirst (the warm WebAssembly thread in front of Bun.password)", () 
   });
 
   test("when the warm hasher fails (its thread died), the rest answers the same call, and the warm one is free again", async () => {
-    const warm = heldHasher("warm");
-    const rest = heldHasher("rest");
-    const hasher = warmFirst(warmOf(warm.hasher).warm, rest.hasher);
+    const { warm, rest, hasher } = heldPair();
     const answer = hasher.verify("right", "phc");
     warm.answerNext(err("worker_failed", "the password hashing worker died"));
     await settle();
