@@ -27,6 +27,12 @@ export interface PasswordHasher {
   prestart?(): Result<number>;
 }
 
+/** A hasher on worker threads of its own (the portable hasher, gw's under Bun): started ahead, ended by close. */
+export interface ThreadedPasswordHasher extends PasswordHasher {
+  prestart(): Result<number>;
+  close(): void;
+}
+
 /**
  * Logins waiting for a hashing thread, per core, before more are refused (server_busy). At
  * ~360 ms per hash under Deno a full queue is ~12 s of waiting, about as long as a client waits;

@@ -3,7 +3,7 @@ import { err, ok, type Result } from "../errors.ts";
 import { workerUrl } from "./linux/worker-url.ts";
 import { nodeWorkerSpawner } from "./node-worker.ts";
 import type { PasswordAnswer, PasswordJob } from "./password-job.ts";
-import { WAITING_PER_CORE, type PasswordHasher } from "./password-hasher.ts";
+import { WAITING_PER_CORE, type ThreadedPasswordHasher } from "./password-hasher.ts";
 import { WorkerPool, type SpawnWorker } from "./worker-pool.ts";
 
 export interface PortableHasherOptions {
@@ -23,7 +23,7 @@ const passwordWorkerUrl = () => workerUrl(import.meta.url, "./password-worker.ts
  * pool of worker threads (one per core by default), never on the main thread (where it stalled
  * every live session for the length of a login).
  */
-export function createPortablePasswordHasher(options: PortableHasherOptions = {}): PasswordHasher & { prestart(): Result<number>; close(): void } {
+export function createPortablePasswordHasher(options: PortableHasherOptions = {}): ThreadedPasswordHasher {
   const size = Math.max(1, options.size ?? availableParallelism());
   const pool = new WorkerPool<PasswordJob, PasswordAnswer>({
     spawn: options.spawn ?? nodeWorkerSpawner(passwordWorkerUrl()),

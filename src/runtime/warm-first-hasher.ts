@@ -1,11 +1,5 @@
 import type { Result } from "../errors.ts";
-import type { PasswordHasher } from "./password-hasher.ts";
-
-/** A hasher whose memory stays in place between hashes, with its thread started ahead (the portable hasher, size 1). */
-export interface WarmHasher extends PasswordHasher {
-  prestart(): Result<number>;
-  close(): void;
-}
+import type { PasswordHasher, ThreadedPasswordHasher } from "./password-hasher.ts";
 
 /**
  * Two password hashers in front of one another: a hash goes to `warm` when no hash is in flight
@@ -20,7 +14,7 @@ export interface WarmHasher extends PasswordHasher {
  * than Bun.password's warm one. A lone login, the usual case, meets the warm thread; in a storm
  * the hashes go to Bun.password, whose memory stays in use while they come back to back.
  */
-export function warmFirst(warm: WarmHasher, rest: PasswordHasher): WarmHasher {
+export function warmFirst(warm: ThreadedPasswordHasher, rest: PasswordHasher): ThreadedPasswordHasher {
   let inFlight = 0;
   const counted = async <T>(call: () => Promise<Result<T>>): Promise<Result<T>> => {
     inFlight++;

@@ -3,9 +3,9 @@ import { err, ok } from "../../errors.ts";
 import { verifiableArgon2idPhc } from "../argon2-phc.ts";
 import { BACKGROUND_NICE, lowerThreadsNamed } from "../linux/thread-priority.ts";
 import { limitInFlight } from "../in-flight-limit.ts";
-import { WAITING_PER_CORE, type PasswordHasher } from "../password-hasher.ts";
+import { WAITING_PER_CORE, type PasswordHasher, type ThreadedPasswordHasher } from "../password-hasher.ts";
 import { createPortablePasswordHasher } from "../portable-password-hasher.ts";
-import { warmFirst, type WarmHasher } from "../warm-first-hasher.ts";
+import { warmFirst } from "../warm-first-hasher.ts";
 
 /**
  * Bun's native argon2id. Bun.password's async calls already run on Bun's own thread pool, one
@@ -50,6 +50,6 @@ export const bunPasswordHasher: PasswordHasher = limitInFlight(nativeHasher, cor
  * gw's hasher under Bun: one WebAssembly thread whose memory stays (the portable hasher) takes a
  * hash when no other is in flight, Bun.password's pool the rest (warm-first-hasher.ts says why).
  */
-export function createBunPasswordHasher(): WarmHasher {
+export function createBunPasswordHasher(): ThreadedPasswordHasher {
   return warmFirst(createPortablePasswordHasher({ size: 1 }), bunPasswordHasher);
 }

@@ -1,7 +1,7 @@
 import { describe, expect, test } from "bun:test";
 import { err, ok, type Result } from "../../../src/errors.ts";
-import { DEFAULT_HASH_COST, type PasswordHasher } from "../../../src/runtime/password-hasher.ts";
-import { warmFirst, type WarmHasher } from "../../../src/runtime/warm-first-hasher.ts";
+import { DEFAULT_HASH_COST, type PasswordHasher, type ThreadedPasswordHasher } from "../../../src/runtime/password-hasher.ts";
+import { warmFirst } from "../../../src/runtime/warm-first-hasher.ts";
 
 /** A hasher that records each call by its password and answers when the test says so. */
 function heldHasher(name: string) {
@@ -20,7 +20,7 @@ function heldHasher(name: string) {
 
 function warmOf(inner: PasswordHasher) {
   const life = { prestarted: 0, closed: 0 };
-  const warm: WarmHasher = { ...inner, prestart: () => (life.prestarted++, ok(1)), close: () => void life.closed++ };
+  const warm: ThreadedPasswordHasher = { ...inner, prestart: () => (life.prestarted++, ok(1)), close: () => void life.closed++ };
   return { warm, life };
 }
 
